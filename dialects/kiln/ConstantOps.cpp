@@ -1,0 +1,53 @@
+//===- ConstantOps.cpp - Kiln constant and custom_call ops ----------------===//
+
+#include "dialects/kiln/KilnDialect.h"
+#include "dialects/kiln/OpHelpers.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getValueAttr(), "value")))
+    return failure();
+  auto type = llvm::dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type)
+    return inferenceError(loc, getOperationName(),
+                          "value must be a ranked tensor constant");
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto type = llvm::cast<RankedTensorType>(getValue().getType());
+  if (!type.hasStaticShape())
+    return emitOpError("value must have a static shape, got ") << type;
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// CustomCallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CustomCallOp::verify() {
+  if (getCallTarget().empty())
+    return emitOpError("call_target must name a registered custom operator");
+  return success();
+}
+
+void CustomCallOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  // Unless declared otherwise, a custom op is a pure function of its
+  // operands, so unused calls may be removed and duplicates merged.
+  if (!getHasSideEffects())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}

@@ -1,0 +1,425 @@
+//===- DataMovementOps.cpp - Kiln reshape, transpose, concat... -----------===//
+//
+// The ops that move elements without computing on them: reshape, transpose,
+// concat, slice, gather, pad and broadcast. Each infers its type from its
+// attributes, folds away when it is a no-op, merges with a producer of the
+// same kind where that is exact, and folds constant inputs by mapping
+// element indices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kiln/ConstantFolding.h"
+#include "dialects/kiln/KilnDialect.h"
+#include "dialects/kiln/OpHelpers.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+RankedTensorType tensorType(Value value) {
+  return llvm::cast<RankedTensorType>(value.getType());
+}
+
+/// Calls `fn(resultFlat, coordinates)` for every element of a static shape,
+/// in row-major order.
+void forEachCoordinate(ArrayRef<int64_t> shape,
+                       llvm::function_ref<void(ArrayRef<int64_t>)> fn) {
+  int64_t total = shape::numElements(shape);
+  SmallVector<int64_t> position(shape.size(), 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    fn(position);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++position[d] < shape[d])
+        break;
+      position[d] = 0;
+    }
+  }
+}
+
+int64_t linearIndex(ArrayRef<int64_t> coordinates, ArrayRef<int64_t> strides) {
+  int64_t index = 0;
+  for (size_t d = 0; d < coordinates.size(); ++d)
+    index += coordinates[d] * strides[d];
+  return index;
+}
+
+/// Folds a data-movement op over a constant input: `sourceOf` maps the
+/// coordinates of each result element to the flat index it reads, or -1
+/// when the element is not read from the input (padding).
+OpFoldResult foldMovement(
+    Attribute input, Type resultType,
+    llvm::function_ref<int64_t(ArrayRef<int64_t>)> sourceOf) {
+  std::optional<ConstantTensor> source = readConstant(input);
+  auto type = llvm::cast<RankedTensorType>(resultType);
+  if (!source)
+    return {};
+  if (source->isSplat && type.hasStaticShape())
+    return permuteElements(*source, type, {});
+  if (!isFoldableResult(type))
+    return {};
+  SmallVector<int64_t> indices;
+  indices.reserve(type.getNumElements());
+  forEachCoordinate(type.getShape(), [&](ArrayRef<int64_t> coordinates) {
+    indices.push_back(sourceOf(coordinates));
+  });
+  return permuteElements(*source, type, indices);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getShapeAttr(), "shape")))
+    return failure();
+  RankedTensorType input = tensorType(adaptor.getInput());
+  return pushInferredType(loc, getOperationName(),
+                          shape::reshape(input.getShape(), adaptor.getShape()),
+                          input.getElementType(), types);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  // reshape(reshape(x)) -> reshape(x): only the final shape matters.
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  // Row-major order is unchanged, so a constant keeps its flat values.
+  std::optional<ConstantTensor> source = readConstant(adaptor.getInput());
+  if (!source || !getType().hasStaticShape())
+    return {};
+  if (source->isFloat)
+    return writeFloats(getType(), source->floats);
+  return writeInts(getType(), source->ints);
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getPermAttr(), "perm")))
+    return failure();
+  RankedTensorType input = tensorType(adaptor.getInput());
+  return pushInferredType(loc, getOperationName(),
+                          shape::transpose(input.getShape(), adaptor.getPerm()),
+                          input.getElementType(), types);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  auto isIdentity = [](ArrayRef<int64_t> p) {
+    for (size_t i = 0; i < p.size(); ++i)
+      if (p[i] != static_cast<int64_t>(i))
+        return false;
+    return true;
+  };
+  if (isIdentity(perm))
+    return getInput();
+  // transpose(transpose(x, inner), outer) = transpose(x, inner o outer).
+  if (auto producer = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> inner = producer.getPerm();
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner[p]);
+    if (isIdentity(composed))
+      return producer.getInput();
+    getInputMutable().assign(producer.getInput());
+    setPerm(composed);
+    return getResult();
+  }
+  RankedTensorType inputType = getInput().getType();
+  if (!inputType.hasStaticShape())
+    return {};
+  SmallVector<int64_t> strides = rowMajorStrides(inputType.getShape());
+  return foldMovement(adaptor.getInput(), getType(), [&](ArrayRef<int64_t> out) {
+    int64_t index = 0;
+    for (size_t d = 0; d < out.size(); ++d)
+      index += out[d] * strides[perm[d]];
+    return index;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getAxisAttr(), "axis")))
+    return failure();
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return inferenceError(loc, name, "needs at least one input");
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    if (failed(checkSameElementType(loc, name, "input 0", inputs[0].getType(),
+                                    "input " + std::to_string(index),
+                                    input.getType())))
+      return failure();
+    shapes.push_back(tensorType(input).getShape());
+  }
+  return pushInferredType(loc, name, shape::concat(shapes, adaptor.getAxis()),
+                          tensorType(inputs[0]).getElementType(), types);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1)
+    return getInputs()[0];
+  auto resultType = llvm::cast<RankedTensorType>(getType());
+  if (!isFoldableResult(resultType))
+    return {};
+  SmallVector<ConstantTensor> parts;
+  for (Attribute attr : adaptor.getInputs()) {
+    std::optional<ConstantTensor> part = readConstant(attr);
+    if (!part)
+      return {};
+    parts.push_back(std::move(*part));
+  }
+  int64_t axis = *shape::normalizeAxis(getAxis(), resultType.getRank());
+  // Row-major: the result is a sequence of blocks, one per input, for each
+  // index of the dims before the axis.
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= resultType.getDimSize(d);
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const ConstantTensor &part : parts) {
+      int64_t block = shape::numElements(part.type.getShape()) / std::max<int64_t>(outer, 1);
+      for (int64_t i = 0; i < block; ++i) {
+        int64_t index = o * block + i;
+        if (part.isFloat)
+          floats.push_back(part.floatAt(index));
+        else
+          ints.push_back(part.intAt(index));
+      }
+    }
+  }
+  if (parts.front().isFloat)
+    return writeFloats(resultType, floats);
+  return writeInts(resultType, ints);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  for (auto [attr, attrName] :
+       {std::pair<Attribute, StringRef>{adaptor.getStartsAttr(), "starts"},
+        {adaptor.getEndsAttr(), "ends"},
+        {adaptor.getStepsAttr(), "steps"}})
+    if (failed(requireAttr(loc, getOperationName(), attr, attrName)))
+      return failure();
+  RankedTensorType input = tensorType(adaptor.getInput());
+  return pushInferredType(loc, getOperationName(),
+                          shape::slice(input.getShape(), adaptor.getStarts(),
+                                       adaptor.getEnds(), adaptor.getSteps()),
+                          input.getElementType(), types);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType inputType = getInput().getType();
+  if (inputType == getType() && inputType.hasStaticShape() &&
+      llvm::all_of(getSteps(), [](int64_t step) { return step == 1; }))
+    return getInput();
+  if (!inputType.hasStaticShape())
+    return {};
+  SmallVector<int64_t> strides = rowMajorStrides(inputType.getShape());
+  ArrayRef<int64_t> starts = getStarts();
+  ArrayRef<int64_t> steps = getSteps();
+  return foldMovement(adaptor.getInput(), getType(), [&](ArrayRef<int64_t> out) {
+    int64_t index = 0;
+    for (size_t d = 0; d < out.size(); ++d)
+      index += (starts[d] + out[d] * steps[d]) * strides[d];
+    return index;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType data = tensorType(adaptor.getData());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  return pushInferredType(
+      loc, getOperationName(),
+      shape::gather(data.getShape(), indices.getShape(), adaptor.getAxis()),
+      data.getElementType(), types);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType dataType = getData().getType();
+  std::optional<ConstantTensor> indices = readConstant(adaptor.getIndices());
+  if (!indices || !dataType.hasStaticShape())
+    return {};
+  int64_t axis = *shape::normalizeAxis(getAxis(), dataType.getRank());
+  int64_t axisSize = dataType.getDimSize(axis);
+  // Out-of-range indices are an error at run time; do not fold them.
+  for (size_t i = 0; i < indices->size(); ++i) {
+    int64_t index = indices->ints[i];
+    if (index < -axisSize || index >= axisSize)
+      return {};
+  }
+  SmallVector<int64_t> dataStrides = rowMajorStrides(dataType.getShape());
+  SmallVector<int64_t> indexStrides = rowMajorStrides(indices->type.getShape());
+  int64_t indexRank = indices->type.getRank();
+  return foldMovement(adaptor.getData(), getType(), [&](ArrayRef<int64_t> out) {
+    ArrayRef<int64_t> indexCoordinates = out.slice(axis, indexRank);
+    int64_t index = indices->intAt(linearIndex(indexCoordinates, indexStrides));
+    if (index < 0)
+      index += axisSize;
+    int64_t flat = 0;
+    for (int64_t d = 0; d < axis; ++d)
+      flat += out[d] * dataStrides[d];
+    flat += index * dataStrides[axis];
+    for (int64_t d = axis + 1; d < dataType.getRank(); ++d)
+      flat += out[d - 1 + indexRank] * dataStrides[d];
+    return flat;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getPadsAttr(), "pads")))
+    return failure();
+  RankedTensorType input = tensorType(adaptor.getInput());
+  return pushInferredType(loc, getOperationName(),
+                          shape::pad(input.getShape(), adaptor.getPads()),
+                          input.getElementType(), types);
+}
+
+LogicalResult PadOp::verify() {
+  RankedTensorType inputType = getInput().getType();
+  ArrayRef<int64_t> pads = getPads();
+  int64_t rank = inputType.getRank();
+  if (getMode() == PadMode::constant)
+    return success();
+  // reflect and edge read input elements for the new ones: the input must
+  // have elements, and reflect cannot mirror further than the dim allows.
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = inputType.getDimSize(d);
+    if (ShapedType::isDynamic(size))
+      continue;
+    bool padded = pads[d] > 0 || pads[rank + d] > 0;
+    if (padded && size == 0)
+      return emitOpError("cannot pad empty dimension ")
+             << d << " in " << stringifyPadMode(getMode()) << " mode";
+    if (getMode() == PadMode::reflect &&
+        (pads[d] >= size || pads[rank + d] >= size))
+      return emitOpError("reflect padding of dimension ")
+             << d << " by (" << pads[d] << ", " << pads[rank + d]
+             << ") needs pads smaller than its size " << size;
+  }
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
+  if (llvm::all_of(getPads(), [](int64_t pad) { return pad == 0; }))
+    return getInput();
+  // Only constant-mode padding of constants is folded; the padding value is
+  // written through a one-element splat of the element type.
+  RankedTensorType inputType = getInput().getType();
+  std::optional<ConstantTensor> source = readConstant(adaptor.getInput());
+  auto resultType = llvm::cast<RankedTensorType>(getType());
+  if (getMode() != PadMode::constant || !source || !inputType.hasStaticShape() ||
+      !isFoldableResult(resultType) || !isFoldableResult(inputType))
+    return {};
+  ArrayRef<int64_t> pads = getPads();
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> strides = rowMajorStrides(inputType.getShape());
+  double padValue = getValue().convertToDouble();
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  forEachCoordinate(resultType.getShape(), [&](ArrayRef<int64_t> out) {
+    int64_t flat = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t coordinate = out[d] - pads[d];
+      if (coordinate < 0 || coordinate >= inputType.getDimSize(d)) {
+        inside = false;
+        break;
+      }
+      flat += coordinate * strides[d];
+    }
+    if (source->isFloat)
+      floats.push_back(inside ? source->floatAt(flat) : padValue);
+    else
+      ints.push_back(inside ? source->intAt(flat) : static_cast<int64_t>(padValue));
+  });
+  if (source->isFloat)
+    return writeFloats(resultType, floats);
+  return writeInts(resultType, ints);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(requireAttr(loc, getOperationName(), adaptor.getShapeAttr(), "shape")))
+    return failure();
+  RankedTensorType input = tensorType(adaptor.getInput());
+  SmallVector<int64_t> target;
+  for (int64_t dim : adaptor.getShape()) {
+    if (dim < -1)
+      return inferenceError(loc, getOperationName(),
+                            "shape entry " + std::to_string(dim) +
+                                " is invalid (sizes are >= 0, or -1 for dynamic)");
+    target.push_back(dim == -1 ? ShapedType::kDynamic : dim);
+  }
+  return pushInferredType(loc, getOperationName(),
+                          shape::broadcastTo(input.getShape(), target),
+                          input.getElementType(), types);
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  // broadcast(broadcast(x)) -> broadcast(x): broadcasting composes.
+  if (auto producer = getInput().getDefiningOp<BroadcastOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  RankedTensorType inputType = getInput().getType();
+  RankedTensorType resultType = getType();
+  if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
+    return {};
+  std::optional<ConstantTensor> source = readConstant(adaptor.getInput());
+  if (!source)
+    return {};
+  if (source->isSplat)
+    return permuteElements(*source, resultType, {});
+  if (!isFoldableResult(resultType))
+    return {};
+  return permuteElements(*source, resultType,
+                         broadcastSourceIndices(inputType.getShape(),
+                                                resultType.getShape()));
+}

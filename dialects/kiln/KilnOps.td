@@ -1,0 +1,643 @@
+//===- KilnOps.td - Kiln dialect operations ----------------*- tablegen -*-===//
+//
+// Every Kiln op: its operands, attributes, result, assembly format and the
+// hooks (verifier, type inference, folder, canonicalizer) it implements. The
+// C++ side of each family lives in a file named after the family:
+// ElementwiseOps.cpp, ContractionOps.cpp, NormalizationOps.cpp,
+// ReductionOps.cpp, DataMovementOps.cpp, ConstantOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_OPS_TD
+#define KILN_OPS_TD
+
+include "dialects/kiln/KilnBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants and custom calls
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConstantOp : Kiln_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "a constant tensor";
+  let description = [{
+    Produces the tensor held by `value`. Model weights and folded values are
+    constants; large weights may use `dense_resource` so that the IR stays
+    small.
+
+    Example:
+
+    ```mlir
+    %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
+      build($_builder, $_state, value.getType(), value);
+    }]>
+  ];
+}
+
+def Kiln_CustomCallOp : Kiln_Op<"custom_call",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "a call to an operator that Kiln does not know";
+  let description = [{
+    The hook for custom operators: `call_target` names an operator registered
+    with Kiln (a shape function and kernels), `config` carries its attributes.
+    The result types are given explicitly, since Kiln cannot infer them.
+    Unless `has_side_effects` is set, the call is treated as a pure function
+    of its operands (it may be removed when its results are unused).
+
+    Example:
+
+    ```mlir
+    %y = kiln.custom_call "my_ops.swish"(%x) {config = {beta = 1.5 : f32}}
+         : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$call_target,
+                       Variadic<Kiln_Tensor>:$operands,
+                       OptionalAttr<DictionaryAttr>:$config,
+                       UnitAttr:$has_side_effects);
+  let results = (outs Variadic<Kiln_Tensor>:$results);
+  let assemblyFormat = [{
+    $call_target `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+class Kiln_UnaryOp<string mnemonic, Type tensorType, string formula,
+                   list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits,
+        [Pure, Elementwise, SameOperandsAndResultType])> {
+  let summary = "elementwise " # mnemonic;
+  let description = [{
+    Computes `}] # formula # [{` for every element of `input`. The result
+    has the type of the input. Constant inputs are folded.
+
+    Example:
+
+    ```mlir
+    %y = kiln.}] # mnemonic # [{ %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_AbsOp : Kiln_UnaryOp<"abs", Kiln_NumericTensor, "|x|">;
+def Kiln_NegOp : Kiln_UnaryOp<"neg", Kiln_NumericTensor, "-x">;
+def Kiln_SignOp : Kiln_UnaryOp<"sign", Kiln_NumericTensor, "sign(x)">;
+def Kiln_ReluOp : Kiln_UnaryOp<"relu", Kiln_NumericTensor, "max(x, 0)">;
+def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", Kiln_FloatTensor, "1 / (1 + exp(-x))">;
+def Kiln_TanhOp : Kiln_UnaryOp<"tanh", Kiln_FloatTensor, "tanh(x)">;
+def Kiln_ExpOp : Kiln_UnaryOp<"exp", Kiln_FloatTensor, "exp(x)">;
+def Kiln_LogOp : Kiln_UnaryOp<"log", Kiln_FloatTensor, "log(x)">;
+def Kiln_SqrtOp : Kiln_UnaryOp<"sqrt", Kiln_FloatTensor, "sqrt(x)">;
+def Kiln_RsqrtOp : Kiln_UnaryOp<"rsqrt", Kiln_FloatTensor, "1 / sqrt(x)">;
+def Kiln_ReciprocalOp : Kiln_UnaryOp<"reciprocal", Kiln_FloatTensor, "1 / x">;
+def Kiln_ErfOp : Kiln_UnaryOp<"erf", Kiln_FloatTensor, "erf(x)">;
+def Kiln_FloorOp : Kiln_UnaryOp<"floor", Kiln_FloatTensor, "floor(x)">;
+def Kiln_CeilOp : Kiln_UnaryOp<"ceil", Kiln_FloatTensor, "ceil(x)">;
+def Kiln_RoundOp : Kiln_UnaryOp<"round", Kiln_FloatTensor,
+                                "round half to even(x)">;
+def Kiln_SinOp : Kiln_UnaryOp<"sin", Kiln_FloatTensor, "sin(x)">;
+def Kiln_CosOp : Kiln_UnaryOp<"cos", Kiln_FloatTensor, "cos(x)">;
+def Kiln_NotOp : Kiln_UnaryOp<"not", Kiln_BoolTensor, "!x">;
+
+def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise GELU activation";
+  let description = [{
+    Computes `x * Phi(x)` with `Phi` the standard normal CDF. With
+    `approximate = tanh` it uses
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` instead.
+
+    Example:
+
+    ```mlir
+    %y = kiln.gelu %x {approximate = 1 : i32} : tensor<2x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input,
+      DefaultValuedAttr<Kiln_GeluApproximation,
+                        "::mlir::kiln::GeluApproximation::none">:$approximate);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_ClipOp : Kiln_Op<"clip", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    Clamps every element to `[min, max]`; a missing bound is unbounded. The
+    bounds are given as f64 and converted to the element type.
+
+    Example:
+
+    ```mlir
+    %y = kiln.clip %x {min = 0.0, max = 6.0} : tensor<1x32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input,
+                       OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_CastOp : Kiln_Op<"cast",
+    [Pure, Elementwise, SameOperandsAndResultShape, InferTypeOpAdaptor]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to the element type `to`, with the semantics of
+    ONNX Cast: float to integer truncates toward zero, numbers to i1 test for
+    non-zero, i1 to numbers gives 0 or 1, float narrowing rounds to nearest
+    even.
+
+    Example:
+
+    ```mlir
+    %y = kiln.cast %x to i64 : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, TypeAttrOf<Kiln_Element>:$to);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input `to` $to attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops (NumPy broadcasting)
+//===----------------------------------------------------------------------===//
+
+class Kiln_BinaryOp<string mnemonic, Type tensorType, string formula,
+                    list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits,
+        [Pure, InferTypeOpAdaptor])> {
+  let summary = "elementwise " # mnemonic # " with NumPy broadcasting";
+  let description = [{
+    Computes `}] # formula # [{` element by element. The operands must have
+    the same element type; their shapes broadcast as in NumPy (right-aligned,
+    size-1 dimensions stretch). Constant operands are folded.
+
+    Example:
+
+    ```mlir
+    %z = kiln.}] # mnemonic # [{ %x, %y : tensor<2x3xf32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+}
+
+def Kiln_AddOp : Kiln_BinaryOp<"add", Kiln_NumericTensor, "lhs + rhs", [Commutative]>;
+def Kiln_SubOp : Kiln_BinaryOp<"sub", Kiln_NumericTensor, "lhs - rhs">;
+def Kiln_MulOp : Kiln_BinaryOp<"mul", Kiln_NumericTensor, "lhs * rhs", [Commutative]>;
+def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_NumericTensor,
+    "lhs / rhs (integer division truncates toward zero)">;
+def Kiln_RemOp : Kiln_BinaryOp<"rem", Kiln_NumericTensor,
+    "the remainder of lhs / rhs with the sign of lhs (C fmod)">;
+def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor, "lhs ^ rhs">;
+def Kiln_MaxOp : Kiln_BinaryOp<"max", Kiln_NumericTensor, "max(lhs, rhs)", [Commutative]>;
+def Kiln_MinOp : Kiln_BinaryOp<"min", Kiln_NumericTensor, "min(lhs, rhs)", [Commutative]>;
+def Kiln_AndOp : Kiln_BinaryOp<"and", Kiln_BoolTensor, "lhs && rhs", [Commutative]>;
+def Kiln_OrOp : Kiln_BinaryOp<"or", Kiln_BoolTensor, "lhs || rhs", [Commutative]>;
+def Kiln_XorOp : Kiln_BinaryOp<"xor", Kiln_BoolTensor, "lhs != rhs", [Commutative]>;
+
+def Kiln_CompareOp : Kiln_Op<"compare",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison with NumPy broadcasting";
+  let description = [{
+    Compares `lhs` and `rhs` element by element with `direction` (eq, ne, lt,
+    le, gt, ge) and returns an i1 tensor of the broadcast shape. The operands
+    must have the same element type.
+
+    Example:
+
+    ```mlir
+    %m = kiln.compare lt, %x, %y : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_CompareDirection:$direction,
+                       Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
+  let results = (outs Kiln_BoolTensor:$output);
+  let assemblyFormat = [{
+    $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_SelectOp : Kiln_Op<"select",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise choice between two tensors (ONNX Where)";
+  let description = [{
+    Returns `on_true` where `condition` is true and `on_false` elsewhere. All
+    three operands broadcast together; `on_true` and `on_false` have the same
+    element type.
+
+    Example:
+
+    ```mlir
+    %z = kiln.select %c, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Kiln_BoolTensor:$condition, Kiln_Tensor:$on_true,
+                       Kiln_Tensor:$on_false);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:`
+    type($condition) `,` type($on_true) `,` type($on_false)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and windows
+//===----------------------------------------------------------------------===//
+
+def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix product with NumPy (numpy.matmul) semantics";
+  let description = [{
+    Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
+    dimensions broadcast. A rank-1 `lhs` is treated as a row vector and a
+    rank-1 `rhs` as a column vector; the added dimension is removed from the
+    result. Both operands have the same element type.
+
+    Example:
+
+    ```mlir
+    %c = kiln.matmul %a, %b : tensor<8x128x64xf32>, tensor<64x256xf32>
+    // %c : tensor<8x128x256xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def Kiln_ConvOp : Kiln_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D convolution (ONNX Conv), optionally with bias";
+  let description = [{
+    Cross-correlation of `input` `[N, C, D1..Dn]` with `filter`
+    `[M, C/groups, K1..Kn]`, giving `[N, M, O1..On]`, plus `bias` `[M]` when
+    present. `strides` and `dilations` have n entries (default 1), `pads`
+    has 2n entries `[begin_1..begin_n, end_1..end_n]` (default 0); `groups`
+    splits channels (groups == C is a depthwise convolution).
+
+    Example:
+
+    ```mlir
+    %y = kiln.conv %x, %w, %b {strides = array<i64: 2, 2>,
+                               pads = array<i64: 3, 3, 3, 3>}
+         : tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>
+    // %y : tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$filter,
+      Optional<Kiln_FloatTensor>:$bias,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:`
+    type($input) `,` type($filter) (`,` type($bias)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// Number of spatial dimensions (input rank - 2).
+    int64_t getNumSpatialDims();
+    /// `strides`, `dilations` and `pads` with their defaults filled in.
+    ::llvm::SmallVector<int64_t> getStridesOrDefault();
+    ::llvm::SmallVector<int64_t> getDilationsOrDefault();
+    ::llvm::SmallVector<int64_t> getPadsOrDefault();
+  }];
+}
+
+class Kiln_PoolOp<string mnemonic, string reduction, dag extraArgs>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D " # reduction # " pooling (ONNX " # reduction # "Pool)";
+  let description = [{
+    Slides a window of `kernel_shape` over the spatial dimensions of `input`
+    `[N, C, D1..Dn]` and takes the }] # reduction # [{ of each window.
+    `strides` and `dilations` have n entries (default 1), `pads` 2n entries
+    `[begin_1..begin_n, end_1..end_n]` (default 0). With `ceil_mode` the
+    output size rounds up, as in ONNX.
+
+    Example:
+
+    ```mlir
+    %y = kiln.}] # mnemonic # [{ %x {kernel_shape = array<i64: 3, 3>,
+                       strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+         : tensor<1x64x112x112xf32>
+    // %y : tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = !con((ins Kiln_FloatTensor:$input,
+      DenseI64ArrayAttr:$kernel_shape,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads,
+      DefaultValuedAttr<BoolAttr, "false">:$ceil_mode), extraArgs);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<int64_t> getStridesOrDefault();
+    ::llvm::SmallVector<int64_t> getDilationsOrDefault();
+    ::llvm::SmallVector<int64_t> getPadsOrDefault();
+  }];
+}
+
+def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool", "Max", (ins)>;
+def Kiln_AvgPoolOp : Kiln_PoolOp<"avg_pool", "Average",
+    (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)>;
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+def Kiln_ReduceOp : Kiln_Op<"reduce", [Pure, InferTypeOpAdaptor]> {
+  let summary = "reduction over axes";
+  let description = [{
+    Combines the elements along `axes` with `kind`: sum, mean, max, min,
+    prod, l1 (sum of |x|), l2 (sqrt of sum of squares), log_sum,
+    log_sum_exp, sum_square. An empty `axes` reduces every dimension;
+    negative axes count from the back. With `keepdims` the reduced
+    dimensions stay as size 1.
+
+    Example:
+
+    ```mlir
+    %m = kiln.reduce mean %x {axes = array<i64: -1>, keepdims = true}
+         : tensor<2x8x768xf32>
+    // %m : tensor<2x8x1xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ReduceKind:$kind, Kiln_NumericTensor:$input,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$axes,
+      DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_SoftmaxOp : Kiln_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    Computes `exp(x - max) / sum(exp(x - max))` along `axis` (negative
+    counts from the back), as ONNX Softmax from opset 13.
+
+    Example:
+
+    ```mlir
+    %p = kiln.softmax %x {axis = -1 : i64} : tensor<2x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Kiln_LogSoftmaxOp : Kiln_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "log of softmax along one axis";
+  let description = [{
+    Computes `x - max - log(sum(exp(x - max)))` along `axis`.
+
+    Example:
+
+    ```mlir
+    %p = kiln.log_softmax %x {axis = 1 : i64} : tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes `input` over the dimensions from `axis` to the last one:
+    `(x - mean) / sqrt(var + epsilon) * scale + bias`. `scale` (and `bias`
+    when present) broadcast to the normalized shape `input.shape[axis:]`.
+
+    Example:
+
+    ```mlir
+    %y = kiln.layer_norm %x, %gamma, %beta {axis = -1 : i64, epsilon = 1.0e-12 : f32}
+         : tensor<2x128x768xf32>, tensor<768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$scale,
+      Optional<Kiln_FloatTensor>:$bias,
+      DefaultValuedAttr<I64Attr, "-1">:$axis,
+      DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:`
+    type($input) `,` type($scale) (`,` type($bias)^)?
+  }];
+}
+
+def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batch normalization, inference form";
+  let description = [{
+    Normalizes channel dimension 1 of `input` `[N, C, ...]` with running
+    statistics: `(x - mean) / sqrt(variance + epsilon) * scale + bias`, where
+    `scale`, `bias`, `mean` and `variance` have shape `[C]`.
+
+    Example:
+
+    ```mlir
+    %y = kiln.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-5 : f32}
+         : tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$scale,
+      Kiln_FloatTensor:$bias, Kiln_FloatTensor:$mean,
+      Kiln_FloatTensor:$variance,
+      DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    type($input) `,` type($scale) `,` type($bias) `,` type($mean) `,`
+    type($variance)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
+  let summary = "same elements, new shape";
+  let description = [{
+    Reinterprets `input` (row-major) with the dimensions in `shape`. An
+    entry of -1 is a dynamic dimension; the frontend resolves ONNX's 0 and
+    -1 conventions before building this op. When both shapes are static,
+    the element counts must match. A reshape of a reshape folds into one.
+
+    Example:
+
+    ```mlir
+    %y = kiln.reshape %x {shape = array<i64: 2, 12, 64>} : tensor<2x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutes dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `perm[i]`. Transposes of
+    transposes fold into one; an identity permutation folds away.
+
+    Example:
+
+    ```mlir
+    %y = kiln.transpose %x {perm = array<i64: 0, 2, 1, 3>} : tensor<2x128x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_ConcatOp : Kiln_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "joins tensors along one axis";
+  let description = [{
+    Concatenates `inputs` along `axis` (negative counts from the back). All
+    inputs have the same rank and element type and agree on every other
+    dimension.
+
+    Example:
+
+    ```mlir
+    %y = kiln.concat %a, %b {axis = 1 : i64} : tensor<1x3xf32>, tensor<1x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+def Kiln_SliceOp : Kiln_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided slice with one (start, end, step) per dimension";
+  let description = [{
+    Takes elements `start, start + step, ...` up to but excluding `end`, in
+    every dimension. Bounds are normalized: for a positive step
+    `0 <= start <= end <= dim`; for a negative step
+    `-1 <= end <= start < dim`. The frontend turns ONNX's optional axes,
+    negative and out-of-range indices into this form.
+
+    Example:
+
+    ```mlir
+    %y = kiln.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 4, 7>,
+                        steps = array<i64: 1, 2>} : tensor<4x8xf32>
+    // %y : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "picks slices along one axis by index (ONNX Gather)";
+  let description = [{
+    For `a = axis`, the result has shape
+    `data.shape[:a] + indices.shape + data.shape[a+1:]` and element
+    `(p, j, q)` (prefix `p`, index position `j`, suffix `q`) is
+    `data(p, indices(j), q)`. Negative indices count from the back of the
+    axis.
+
+    Example:
+
+    ```mlir
+    %e = kiln.gather %table, %ids {axis = 0 : i64} : tensor<30522x768xf32>, tensor<1x128xi64>
+    // %e : tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices)";
+  let hasFolder = 1;
+}
+
+def Kiln_PadOp : Kiln_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "pads (or crops) every dimension";
+  let description = [{
+    Adds `pads[i]` elements before and `pads[rank + i]` after dimension `i`
+    (negative values crop). `mode` chooses the new values: `constant` uses
+    `value`, `reflect` mirrors without repeating the edge, `edge` repeats it.
+
+    Example:
+
+    ```mlir
+    %y = kiln.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0}
+         : tensor<1x3x8x8xf32>
+    // %y : tensor<1x3x10x10xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$pads,
+      DefaultValuedAttr<Kiln_PadMode, "::mlir::kiln::PadMode::constant">:$mode,
+      DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_BroadcastOp : Kiln_Op<"broadcast", [Pure, InferTypeOpAdaptor]> {
+  let summary = "broadcasts a tensor to a shape";
+  let description = [{
+    Repeats `input` along size-1 (or missing leading) dimensions to reach
+    exactly `shape`, as NumPy's `broadcast_to`. An entry of -1 in `shape` is a
+    dynamic dimension. ONNX Expand, which broadcasts both ways, becomes this
+    op with the broadcast of both shapes.
+
+    Example:
+
+    ```mlir
+    %y = kiln.broadcast %x {shape = array<i64: 4, 3>} : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+#endif // KILN_OPS_TD
