@@ -8,3 +8,15 @@ config.suffixes = [".mlir", ".test"]
 config.environment["PATH"] = os.environ["PATH"]
 # Keep lit's scratch output out of the source tree (Bazel gives a temp dir).
 config.test_exec_root = os.environ.get("TEST_TMPDIR", "/tmp/kiln-lit")
+
+# Shared objects built for the tests (pass plugins) sit in directories that
+# run_lit.sh put on PATH; expose them as substitutions.
+def _find_on_path(file_name):
+    for directory in os.environ["PATH"].split(os.pathsep):
+        candidate = os.path.join(directory, file_name)
+        if os.path.exists(candidate):
+            return candidate
+    return file_name
+
+config.substitutions.append(
+    ("%example_pass_plugin", _find_on_path("libKilnExamplePassPlugin.so")))
