@@ -23,4 +23,51 @@
 #define GET_OP_CLASSES
 #include "dialects/kiln/KilnOps.h.inc"
 
+#include "mlir/IR/Builders.h"
+
+namespace mlir::kiln {
+
+/// Builds an `OpTy` from operands and attributes with its result types
+/// inferred. Unlike `OpTy::create`, whose generated builders abort the
+/// process when inference fails, this reports the inference error at `loc`
+/// and returns failure: frontends build ops from untrusted model files.
+template <typename OpTy>
+FailureOr<OpTy> createChecked(OpBuilder &builder, Location loc,
+                              ValueRange operands,
+                              ArrayRef<NamedAttribute> attributes = {}) {
+  OperationState state(loc, OpTy::getOperationName());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  SmallVector<Type> resultTypes;
+  if (failed(OpTy::inferReturnTypes(
+          builder.getContext(), loc, state.operands,
+          state.attributes.getDictionary(builder.getContext()),
+          state.getRawProperties(), state.regions, resultTypes)))
+    return failure();
+  state.addTypes(resultTypes);
+  return llvm::cast<OpTy>(builder.create(state));
+}
+
+/// createChecked, then folds the new op when its operands allow (constant
+/// inputs are evaluated as the graph is built). Returns the single result,
+/// folded or not.
+template <typename OpTy>
+FailureOr<Value> createCheckedOrFold(OpBuilder &builder, Location loc,
+                                     ValueRange operands,
+                                     ArrayRef<NamedAttribute> attributes = {}) {
+  FailureOr<OpTy> op = createChecked<OpTy>(builder, loc, operands, attributes);
+  if (failed(op))
+    return failure();
+  SmallVector<Value, 1> folded;
+  if (succeeded(builder.tryFold(*op, folded)) && folded.size() == 1) {
+    // tryFold materializes folded constants before the op; the op itself
+    // is now dead.
+    op->erase();
+    return folded.front();
+  }
+  return op->getResult();
+}
+
+} // namespace mlir::kiln
+
 #endif // KILN_DIALECTS_KILN_KILNDIALECT_H
