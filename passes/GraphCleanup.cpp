@@ -42,7 +42,7 @@ public:
     if (failed(applyPatternsGreedily(getOperation(), *patterns, config))) {
       getOperation()->emitError()
           << "kiln-graph-cleanup did not reach a fixed point in "
-          << maxIterations << " sweeps";
+          << static_cast<int64_t>(maxIterations) << " sweeps";
       return signalPassFailure();
     }
   }

@@ -10,10 +10,11 @@ using namespace mlir::kiln;
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getValueAttr(), "value")))
+  if (failed(prepareForInference<ConstantOp>(context, loc, adaptor)))
     return failure();
   auto type = llvm::dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
@@ -24,7 +25,11 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location
 }
 
 LogicalResult ConstantOp::verify() {
-  auto type = llvm::cast<RankedTensorType>(getValue().getType());
+  // This hook runs before the type inference check (an interface verifier
+  // that runs with the regions), so the value may still be of any shape.
+  auto type = llvm::dyn_cast<RankedTensorType>(getValue().getType());
+  if (!type)
+    return emitOpError("value must be a ranked tensor constant");
   if (!type.hasStaticShape())
     return emitOpError("value must have a static shape, got ") << type;
   return success();

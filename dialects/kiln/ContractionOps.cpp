@@ -16,9 +16,12 @@ using namespace mlir::kiln;
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<MatmulOp>(context, loc, adaptor)))
+    return failure();
   if (failed(checkSameElementType(loc, getOperationName(), "lhs",
                                   adaptor.getLhs().getType(), "rhs",
                                   adaptor.getRhs().getType())))
@@ -50,9 +53,12 @@ SmallVector<int64_t> ConvOp::getPadsOrDefault() {
   return valuesOrFill(getPads(), 2 * getNumSpatialDims(), 0);
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<ConvOp>(context, loc, adaptor)))
+    return failure();
   StringRef name = getOperationName();
   if (failed(checkSameElementType(loc, name, "input", adaptor.getInput().getType(),
                                   "filter", adaptor.getFilter().getType())))
@@ -76,10 +82,11 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     if (biasType.getRank() != 1 ||
         (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
          !ShapedType::isDynamic(channels) && biasType.getDimSize(0) != channels))
-      return inferenceError(loc, name,
-                            "bias shape " + shape::formatShape(biasType.getShape()) +
-                                " is not [" + std::to_string(channels) +
-                                "] (the filter's output channels)");
+      return inferenceError(
+          loc, name,
+          "bias shape " + shape::formatShape(biasType.getShape()) + " is not " +
+              shape::formatShape(ArrayRef<int64_t>(channels)) +
+              " (the filter's output channels)");
   }
   types.push_back(RankedTensorType::get(result.shape, input.getElementType()));
   return success();
@@ -95,9 +102,6 @@ template <typename PoolOp>
 LogicalResult inferPool(std::optional<Location> loc,
                         typename PoolOp::Adaptor adaptor,
                         SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, PoolOp::getOperationName(),
-                         adaptor.getKernelShapeAttr(), "kernel_shape")))
-    return failure();
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   int64_t spatial = static_cast<int64_t>(adaptor.getKernelShape().size());
   shape::ShapeOrError result = shape::pool(
@@ -111,15 +115,21 @@ LogicalResult inferPool(std::optional<Location> loc,
 
 } // namespace
 
-LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<MaxPoolOp>(context, loc, adaptor)))
+    return failure();
   return inferPool<MaxPoolOp>(loc, adaptor, types);
 }
 
-LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<AvgPoolOp>(context, loc, adaptor)))
+    return failure();
   return inferPool<AvgPoolOp>(loc, adaptor, types);
 }
 

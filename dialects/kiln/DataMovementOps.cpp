@@ -14,6 +14,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -74,10 +76,11 @@ OpFoldResult foldMovement(
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getShapeAttr(), "shape")))
+  if (failed(prepareForInference<ReshapeOp>(context, loc, adaptor)))
     return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   return pushInferredType(loc, getOperationName(),
@@ -88,10 +91,16 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() && getType().hasStaticShape())
     return getInput();
-  // reshape(reshape(x)) -> reshape(x): only the final shape matters.
+  // reshape(reshape(x)) -> reshape(x): only the final shape matters. A
+  // dynamic intermediate shape can hide that x's element count does not
+  // match the final shape (the pair fails at run time); the merged op would
+  // not verify, so such a pair is kept.
   if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
-    getInputMutable().assign(producer.getInput());
-    return getResult();
+    if (shape::reshape(producer.getInput().getType().getShape(), getShape())
+            .ok()) {
+      getInputMutable().assign(producer.getInput());
+      return getResult();
+    }
   }
   // Row-major order is unchanged, so a constant keeps its flat values.
   std::optional<ConstantTensor> source = readConstant(adaptor.getInput());
@@ -106,11 +115,11 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getPermAttr(), "perm")))
+  if (failed(prepareForInference<TransposeOp>(context, loc, adaptor)))
     return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   return pushInferredType(loc, getOperationName(),
@@ -156,10 +165,11 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getAxisAttr(), "axis")))
+  if (failed(prepareForInference<ConcatOp>(context, loc, adaptor)))
     return failure();
   StringRef name = getOperationName();
   ValueRange inputs = adaptor.getInputs();
@@ -181,8 +191,6 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1)
     return getInputs()[0];
   auto resultType = llvm::cast<RankedTensorType>(getType());
-  if (!isFoldableResult(resultType))
-    return {};
   SmallVector<ConstantTensor> parts;
   for (Attribute attr : adaptor.getInputs()) {
     std::optional<ConstantTensor> part = readConstant(attr);
@@ -190,6 +198,23 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
       return {};
     parts.push_back(std::move(*part));
   }
+  // Splats of one value concatenate to a splat, which folds at any size
+  // like the splats of the other folders. (-0.0 and 0.0 differ; NaNs are
+  // never equal, so they are left alone.)
+  const ConstantTensor &first = parts.front();
+  auto sameSplat = [&](const ConstantTensor &part) {
+    if (!part.isSplat)
+      return false;
+    if (!part.isFloat)
+      return part.intAt(0) == first.intAt(0);
+    return part.floatAt(0) == first.floatAt(0) &&
+           std::signbit(part.floatAt(0)) == std::signbit(first.floatAt(0));
+  };
+  if (llvm::all_of(parts, sameSplat))
+    return first.isFloat ? writeFloats(resultType, first.floats)
+                         : writeInts(resultType, first.ints);
+  if (!isFoldableResult(resultType))
+    return {};
   int64_t axis = *shape::normalizeAxis(getAxis(), resultType.getRank());
   // Row-major: the result is a sequence of blocks, one per input, for each
   // index of the dims before the axis.
@@ -219,15 +244,12 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 // SliceOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  for (auto [attr, attrName] :
-       {std::pair<Attribute, StringRef>{adaptor.getStartsAttr(), "starts"},
-        {adaptor.getEndsAttr(), "ends"},
-        {adaptor.getStepsAttr(), "steps"}})
-    if (failed(requireAttr(loc, getOperationName(), attr, attrName)))
-      return failure();
+  if (failed(prepareForInference<SliceOp>(context, loc, adaptor)))
+    return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   return pushInferredType(loc, getOperationName(),
                           shape::slice(input.getShape(), adaptor.getStarts(),
@@ -257,9 +279,12 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 // GatherOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<GatherOp>(context, loc, adaptor)))
+    return failure();
   RankedTensorType data = tensorType(adaptor.getData());
   RankedTensorType indices = tensorType(adaptor.getIndices());
   return pushInferredType(
@@ -303,9 +328,11 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 // PadOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                      Adaptor adaptor, SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getPadsAttr(), "pads")))
+LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<PadOp>(context, loc, adaptor)))
     return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   return pushInferredType(loc, getOperationName(),
@@ -317,7 +344,10 @@ LogicalResult PadOp::verify() {
   RankedTensorType inputType = getInput().getType();
   ArrayRef<int64_t> pads = getPads();
   int64_t rank = inputType.getRank();
-  if (getMode() == PadMode::constant)
+  // A wrong number of pads is reported by type inference, which is verified
+  // after this hook.
+  if (getMode() == PadMode::constant ||
+      static_cast<int64_t>(pads.size()) != 2 * rank)
     return success();
   // reflect and edge read input elements for the new ones: the input must
   // have elements, and reflect cannot mirror further than the dim allows.
@@ -329,7 +359,8 @@ LogicalResult PadOp::verify() {
     if (padded && size == 0)
       return emitOpError("cannot pad empty dimension ")
              << d << " in " << stringifyPadMode(getMode()) << " mode";
-    if (getMode() == PadMode::reflect &&
+    // An unpadded dim needs nothing mirrored, even when it is empty.
+    if (getMode() == PadMode::reflect && padded &&
         (pads[d] >= size || pads[rank + d] >= size))
       return emitOpError("reflect padding of dimension ")
              << d << " by (" << pads[d] << ", " << pads[rank + d]
@@ -380,11 +411,11 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
 // BroadcastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
+LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getShapeAttr(), "shape")))
+  if (failed(prepareForInference<BroadcastOp>(context, loc, adaptor)))
     return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   SmallVector<int64_t> target;
@@ -403,10 +434,17 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() && getType().hasStaticShape())
     return getInput();
-  // broadcast(broadcast(x)) -> broadcast(x): broadcasting composes.
+  // broadcast(broadcast(x)) -> broadcast(x): broadcasting composes. A
+  // dynamic intermediate shape can hide that x does not broadcast to the
+  // final shape (the pair fails at run time); the merged op would not
+  // verify, so such a pair is kept.
   if (auto producer = getInput().getDefiningOp<BroadcastOp>()) {
-    getInputMutable().assign(producer.getInput());
-    return getResult();
+    if (shape::broadcastTo(producer.getInput().getType().getShape(),
+                           getType().getShape())
+            .ok()) {
+      getInputMutable().assign(producer.getInput());
+      return getResult();
+    }
   }
   RankedTensorType inputType = getInput().getType();
   RankedTensorType resultType = getType();

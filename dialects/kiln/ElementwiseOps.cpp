@@ -195,10 +195,11 @@ OpFoldResult ClipOp::fold(FoldAdaptor adaptor) {
 // CastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult CastOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
-  if (failed(requireAttr(loc, getOperationName(), adaptor.getToAttr(), "to")))
+  if (failed(prepareForInference<CastOp>(context, loc, adaptor)))
     return failure();
   auto inputType = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   types.push_back(inputType.clone(adaptor.getTo()));
@@ -281,8 +282,10 @@ Value foldIdentityOperand(Value keep, Attribute other, double identity,
 
 #define KILN_BINARY_INFER(OpClass)                                             \
   LogicalResult OpClass::inferReturnTypes(                                     \
-      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,      \
       SmallVectorImpl<Type> &types) {                                          \
+    if (failed(prepareForInference<OpClass>(context, loc, adaptor)))           \
+      return failure();                                                        \
     return inferBroadcastBinary(loc, getOperationName(), adaptor.getLhs(),     \
                                 adaptor.getRhs(), Type(), types);              \
   }
@@ -469,6 +472,8 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<CompareOp>(context, loc, adaptor)))
+    return failure();
   return inferBroadcastBinary(loc, getOperationName(), adaptor.getLhs(),
                               adaptor.getRhs(), IntegerType::get(context, 1),
                               types);
@@ -515,9 +520,12 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
 // SelectOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<SelectOp>(context, loc, adaptor)))
+    return failure();
   if (failed(checkSameElementType(loc, getOperationName(), "on_true",
                                   adaptor.getOnTrue().getType(), "on_false",
                                   adaptor.getOnFalse().getType())))

@@ -19,9 +19,12 @@ using namespace mlir::kiln;
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<ReduceOp>(context, loc, adaptor)))
+    return failure();
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   return pushInferredType(
       loc, getOperationName(),
@@ -159,9 +162,12 @@ namespace {
 template <typename OpTy>
 LogicalResult verifyAxis(OpTy op) {
   int64_t rank = op.getInput().getType().getRank();
-  if (!shape::normalizeAxis(op.getAxis(), rank))
+  // The I64Attr getter returns the axis as uint64_t; read it signed so that
+  // negative axes print as such.
+  int64_t axis = op.getAxisAttr().getInt();
+  if (!shape::normalizeAxis(axis, rank))
     return op.emitOpError("axis ")
-           << op.getAxis() << " is out of range for a tensor of rank " << rank;
+           << axis << " is out of range for a tensor of rank " << rank;
   return success();
 }
 
@@ -174,16 +180,21 @@ LogicalResult LogSoftmaxOp::verify() { return verifyAxis(*this); }
 // LayerNormOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<LayerNormOp>(context, loc, adaptor)))
+    return failure();
   StringRef name = getOperationName();
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
-  std::optional<int64_t> axis = shape::normalizeAxis(adaptor.getAxis(), input.getRank());
+  // Read the axis signed: the I64Attr getter returns it as uint64_t.
+  int64_t axisValue = adaptor.getAxisAttr().getInt();
+  std::optional<int64_t> axis =
+      shape::normalizeAxis(axisValue, input.getRank());
   if (!axis)
     return inferenceError(loc, name,
-                          "axis " + std::to_string(adaptor.getAxis()) +
+                          "axis " + std::to_string(axisValue) +
                               " is out of range for a tensor of rank " +
                               std::to_string(input.getRank()));
   ArrayRef<int64_t> normalized = input.getShape().drop_front(*axis);
@@ -210,10 +221,12 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
 // BatchNormOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<BatchNormOp>(context, loc, adaptor)))
+    return failure();
   StringRef name = getOperationName();
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   if (input.getRank() < 2)

@@ -1,6 +1,7 @@
 //===- OpHelpers.h - Shared helpers for Kiln op implementations -*- C++ -*-===//
 //
-// Small helpers used by the files that implement Kiln ops: reporting a type
+// Small helpers used by the files that implement Kiln ops: preparing the
+// operands and attributes that type inference runs on, reporting a type
 // inference failure with the op's name, turning a shape-inference result
 // into a tensor type, and filling in defaulted window attributes. Internal
 // to the dialect library.
@@ -15,6 +16,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -30,15 +34,43 @@ inline LogicalResult inferenceError(std::optional<Location> loc,
   return emitOptionalError(loc, "'", opName, "' op ", message);
 }
 
-/// Fails with "requires attribute '<name>'" when a required attribute is
-/// missing: inference runs while parsing, before the op's invariants are
-/// verified.
-inline LogicalResult requireAttr(std::optional<Location> loc,
-                                 llvm::StringRef opName, Attribute attr,
-                                 llvm::StringRef attrName) {
-  if (attr)
-    return success();
-  return inferenceError(loc, opName, "requires attribute '" + attrName + "'");
+/// Type inference runs on what a parser or builder collected, before the op
+/// exists and before its invariants are verified: attributes declared with
+/// DefaultValuedAttr are not filled in yet (their adaptor getters would
+/// dereference a null attribute), attributes may be of the wrong kind, and
+/// operands may not be ranked tensors (every Kiln tensor operand is one).
+/// Rebuilds `adaptor` with the defaults filled in and checks the attributes,
+/// with the messages the verifier would give, and the operand types, so that
+/// inference reports an error instead of crashing.
+template <typename OpTy>
+LogicalResult prepareForInference(MLIRContext *context,
+                                  std::optional<Location> loc,
+                                  typename OpTy::Adaptor &adaptor) {
+  NamedAttrList attributes(adaptor.getAttributes());
+  OperationName(OpTy::getOperationName(), context)
+      .populateDefaultAttrs(attributes);
+  adaptor = typename OpTy::Adaptor(adaptor.getOperands(),
+                                   attributes.getDictionary(context));
+  if (loc) {
+    if (failed(adaptor.verify(*loc)))
+      return failure();
+  } else {
+    // Without a location the caller asked for no diagnostics.
+    ScopedDiagnosticHandler silence(context,
+                                    [](Diagnostic &) { return success(); });
+    if (failed(adaptor.verify(UnknownLoc::get(context))))
+      return failure();
+  }
+  for (auto [index, operand] : llvm::enumerate(adaptor.getOperands())) {
+    if (llvm::isa<RankedTensorType>(operand.getType()))
+      continue;
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "operand #" << index << " must be a ranked tensor, got "
+       << operand.getType();
+    return inferenceError(loc, OpTy::getOperationName(), os.str());
+  }
+  return success();
 }
 
 /// Pushes a tensor type of `result` and `elementType` onto `types`, or

@@ -1,0 +1,200 @@
+//===- ActivationConverters.cpp - ONNX activations composed of Kiln ops ---===//
+//
+// Kiln has relu, sigmoid, tanh and gelu as ops; the other ONNX activations
+// are written with elementwise Kiln ops, following the formulas of the ONNX
+// operator documentation. Constants are rank-0 tensors of the input's
+// element type, which broadcast against anything.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ConverterRegistry.h"
+
+using namespace mlir;
+
+namespace mlir::kiln::onnx_import {
+namespace {
+
+/// Small composition helpers: each returns a null Value after an error has
+/// been reported, so that formulas read straight; converters check once.
+struct Composer {
+  NodeContext &ctx;
+  bool failedAny = false;
+
+  Value check(FailureOr<Value> v) {
+    if (failed(v)) {
+      failedAny = true;
+      return nullptr;
+    }
+    return *v;
+  }
+  Value c(Value like, double v) { return like ? ctx.scalarLike(like, v) : nullptr; }
+  template <typename OpTy> Value bin(Value a, Value b) {
+    if (failedAny || !a || !b)
+      return failedAny = true, nullptr;
+    return check(ctx.create<OpTy>({a, b}));
+  }
+  template <typename OpTy> Value un(Value a) {
+    if (failedAny || !a)
+      return failedAny = true, nullptr;
+    return check(ctx.create<OpTy>(a));
+  }
+  Value cmp(CompareDirection dir, Value a, Value b) {
+    if (failedAny || !a || !b)
+      return failedAny = true, nullptr;
+    return check(ctx.compare(dir, a, b));
+  }
+  Value select(Value cond, Value t, Value f) {
+    if (failedAny || !cond || !t || !f)
+      return failedAny = true, nullptr;
+    return check(ctx.create<SelectOp>({cond, t, f}));
+  }
+  Value clip(Value x, double lo, double hi) {
+    if (failedAny || !x)
+      return failedAny = true, nullptr;
+    return check(ctx.create<ClipOp>(
+        x, {ctx.named("min", ctx.builder.getF64FloatAttr(lo)),
+            ctx.named("max", ctx.builder.getF64FloatAttr(hi))}));
+  }
+  LogicalResult finish(Value result) {
+    if (failedAny || !result)
+      return failure();
+    ctx.setResult(0, result);
+    return success();
+  }
+};
+
+using Formula = Value (*)(Composer &, Value, NodeContext &);
+
+template <Formula formula>
+LogicalResult convertActivation(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  Composer k{ctx};
+  return k.finish(formula(k, ctx.input(0), ctx));
+}
+
+// elu: x if x > 0 else alpha * (exp(x) - 1)
+Value elu(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 1.0f);
+  Value neg = k.bin<MulOp>(k.c(x, alpha), k.bin<SubOp>(k.un<ExpOp>(x), k.c(x, 1)));
+  return k.select(k.cmp(CompareDirection::gt, x, k.c(x, 0)), x, neg);
+}
+
+// selu: gamma * (x if x > 0 else alpha * exp(x) - alpha)
+Value selu(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 1.67326319217681884765625f);
+  double gamma = ctx.getFloat("gamma", 1.05070102214813232421875f);
+  Value neg = k.bin<SubOp>(k.bin<MulOp>(k.c(x, alpha), k.un<ExpOp>(x)), k.c(x, alpha));
+  Value y = k.select(k.cmp(CompareDirection::gt, x, k.c(x, 0)), x, neg);
+  return k.bin<MulOp>(k.c(x, gamma), y);
+}
+
+// celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+Value celu(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 1.0f);
+  Value e = k.bin<SubOp>(k.un<ExpOp>(k.bin<DivOp>(x, k.c(x, alpha))), k.c(x, 1));
+  Value neg = k.bin<MinOp>(k.c(x, 0), k.bin<MulOp>(k.c(x, alpha), e));
+  return k.bin<AddOp>(k.bin<MaxOp>(k.c(x, 0), x), neg);
+}
+
+// leaky relu: x if x >= 0 else alpha * x
+Value leakyRelu(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 0.01f);
+  return k.select(k.cmp(CompareDirection::lt, x, k.c(x, 0)),
+                  k.bin<MulOp>(k.c(x, alpha), x), x);
+}
+
+// hard sigmoid: clip(alpha * x + beta, 0, 1)
+Value hardSigmoid(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 0.2f), beta = ctx.getFloat("beta", 0.5f);
+  return k.clip(k.bin<AddOp>(k.bin<MulOp>(k.c(x, alpha), x), k.c(x, beta)), 0, 1);
+}
+
+// hard swish: x * hard_sigmoid(x) with alpha = 1/6, beta = 0.5
+Value hardSwish(Composer &k, Value x, NodeContext &) {
+  Value hs = k.clip(k.bin<AddOp>(k.bin<MulOp>(k.c(x, 1.0 / 6.0), x), k.c(x, 0.5)), 0, 1);
+  return k.bin<MulOp>(x, hs);
+}
+
+// softplus: log(exp(x) + 1)
+Value softplus(Composer &k, Value x, NodeContext &) {
+  return k.un<LogOp>(k.bin<AddOp>(k.un<ExpOp>(x), k.c(x, 1)));
+}
+
+// softsign: x / (1 + |x|)
+Value softsign(Composer &k, Value x, NodeContext &) {
+  return k.bin<DivOp>(x, k.bin<AddOp>(k.c(x, 1), k.un<AbsOp>(x)));
+}
+
+// mish: x * tanh(softplus(x))
+Value mish(Composer &k, Value x, NodeContext &ctx) {
+  return k.bin<MulOp>(x, k.un<TanhOp>(softplus(k, x, ctx)));
+}
+
+// thresholded relu: x if x > alpha else 0
+Value thresholdedRelu(Composer &k, Value x, NodeContext &ctx) {
+  double alpha = ctx.getFloat("alpha", 1.0f);
+  return k.select(k.cmp(CompareDirection::gt, x, k.c(x, alpha)), x, k.c(x, 0));
+}
+
+// shrink: x + bias if x < -lambd, x - bias if x > lambd, else 0
+Value shrink(Composer &k, Value x, NodeContext &ctx) {
+  double bias = ctx.getFloat("bias", 0.0f), lambd = ctx.getFloat("lambd", 0.5f);
+  Value above = k.select(k.cmp(CompareDirection::gt, x, k.c(x, lambd)),
+                         k.bin<SubOp>(x, k.c(x, bias)), k.c(x, 0));
+  return k.select(k.cmp(CompareDirection::lt, x, k.c(x, -lambd)),
+                  k.bin<AddOp>(x, k.c(x, bias)), above);
+}
+
+LogicalResult convertPRelu(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(2)))
+    return failure();
+  Composer k{ctx};
+  Value x = ctx.input(0), slope = ctx.input(1);
+  return k.finish(k.select(k.cmp(CompareDirection::lt, x, k.c(x, 0)),
+                           k.bin<MulOp>(slope, x), x));
+}
+
+LogicalResult convertGelu(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  std::string approximate = ctx.getString("approximate", "none");
+  GeluApproximation kind;
+  if (approximate == "none")
+    kind = GeluApproximation::none;
+  else if (approximate == "tanh")
+    kind = GeluApproximation::tanh;
+  else
+    return ctx.error() << "unknown approximate '" << approximate
+                       << "' (expected 'none' or 'tanh')";
+  FailureOr<Value> result = ctx.create<GeluOp>(
+      ctx.input(0),
+      {ctx.named("approximate",
+                 GeluApproximationAttr::get(ctx.getContext(), kind))});
+  if (failed(result))
+    return failure();
+  ctx.setResult(0, *result);
+  return success();
+}
+
+const ConverterInfo kConverters[] = {
+    {"Elu", convertActivation<elu>},
+    {"Selu", convertActivation<selu>},
+    {"Celu", convertActivation<celu>, 12},
+    {"LeakyRelu", convertActivation<leakyRelu>},
+    {"HardSigmoid", convertActivation<hardSigmoid>},
+    {"HardSwish", convertActivation<hardSwish>, 14},
+    {"Softplus", convertActivation<softplus>},
+    {"Softsign", convertActivation<softsign>},
+    {"Mish", convertActivation<mish>, 18},
+    {"ThresholdedRelu", convertActivation<thresholdedRelu>, 10},
+    {"Shrink", convertActivation<shrink>, 9},
+    {"PRelu", convertPRelu},
+    {"Gelu", convertGelu, 20},
+};
+
+} // namespace
+
+llvm::ArrayRef<ConverterInfo> getActivationConverters() { return kConverters; }
+
+} // namespace mlir::kiln::onnx_import

@@ -1,0 +1,331 @@
+//===- GraphImporter.cpp - ONNX GraphProto -> func.func of Kiln ops -------===//
+//
+// Builds `func.func @main`: graph inputs (less the initializers that old-IR
+// models also list as inputs) become arguments, initializers become
+// kiln.constant ops, every node is handed to its converter in graph order,
+// and graph outputs are returned. Names survive as `kiln.name` argument and
+// result attributes; symbolic dims become `?` with their names kept in
+// `kiln.dim_names`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ConverterRegistry.h"
+#include "compiler/onnx/ModelLoader.h"
+#include "compiler/onnx/NodeContext.h"
+#include "compiler/onnx/OnnxImporter.h"
+#include "compiler/onnx/TensorDecoding.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+#include <vector>
+
+using namespace mlir;
+
+namespace mlir::kiln::onnx_import {
+
+bool parseInputShape(llvm::StringRef text, ImportOptions &options,
+                     std::string &error) {
+  auto [name, dims] = text.rsplit('=');
+  if (name.empty() || !text.contains('=')) {
+    error = "--input-shape expects NAME=DxDx..., got '" + text.str() + "'";
+    return false;
+  }
+  llvm::SmallVector<int64_t> shape;
+  if (!dims.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t dim;
+      if (part == "?") {
+        shape.push_back(ShapedType::kDynamic);
+      } else if (part.getAsInteger(10, dim) || dim < 0) {
+        error = "--input-shape '" + text.str() + "': '" + part.str() +
+                "' is not a dimension (a non-negative integer or ?)";
+        return false;
+      } else {
+        shape.push_back(dim);
+      }
+    }
+  }
+  options.inputShapes[name] = shape;
+  return true;
+}
+
+void registerImporterDialects(MLIRContext &context) {
+  context.loadDialect<func::FuncDialect, KilnDialect>();
+}
+
+namespace {
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
+                llvm::StringRef path, const ImportOptions &options)
+      : context(context), model(model), graph(model.graph()), path(path),
+        options(options), builder(&context),
+        fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {
+    // External data is looked up next to the model file itself: when the
+    // model is reached through a symbolic link (as in Bazel's runfiles), its
+    // data files sit beside the link's target, not beside the link.
+    llvm::SmallString<256> realPath;
+    if (llvm::sys::fs::real_path(path, realPath))
+      realPath = path;
+    modelDir = llvm::sys::path::parent_path(realPath).str();
+  }
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  LogicalResult readOpsets();
+  LogicalResult checkSupported();
+  LogicalResult buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
+                               llvm::SmallVectorImpl<DictionaryAttr> &argAttrs);
+  LogicalResult importNodes();
+  std::string nodeDisplayName(int index) const;
+
+  MLIRContext &context;
+  const onnx::ModelProto &model;
+  const onnx::GraphProto &graph;
+  std::string path;
+  std::string modelDir;
+  const ImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc;
+  int64_t opset = 0;
+  llvm::StringMap<int64_t> domainOpsets;
+  llvm::StringSet<> initializerNames;
+  /// Graph inputs that are real inputs (not initializers), in order.
+  llvm::SmallVector<const onnx::ValueInfoProto *> inputs;
+  llvm::StringMap<Value> values;
+};
+
+std::string GraphImporter::nodeDisplayName(int index) const {
+  const onnx::NodeProto &node = graph.node(index);
+  if (!node.name().empty())
+    return node.name();
+  return node.op_type() + "_" + std::to_string(index);
+}
+
+LogicalResult GraphImporter::readOpsets() {
+  bool found = false;
+  for (const onnx::OperatorSetIdProto &entry : model.opset_import()) {
+    std::string domain = entry.domain();
+    if (domain == "ai.onnx")
+      domain = "";
+    domainOpsets[domain] = entry.version();
+    if (domain.empty()) {
+      opset = entry.version();
+      found = true;
+    }
+  }
+  // IR version 1 models had no opset_import and meant opset 1.
+  if (!found)
+    return emitError(fileLoc) << "'" << path
+                              << "' imports no version of the default ONNX "
+                                 "domain (opset_import is empty); Kiln "
+                                 "supports opsets "
+                              << kMinOpset << " to " << kMaxOpset;
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(fileLoc) << "'" << path << "' uses ONNX opset " << opset
+                              << "; Kiln supports opsets " << kMinOpset
+                              << " to " << kMaxOpset;
+  return success();
+}
+
+LogicalResult GraphImporter::checkSupported() {
+  // Collect every unsupported (domain, op type) with the nodes using it, so
+  // that one report lists all the work a model needs.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>>
+      unsupported;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    if (domain.empty() && lookupConverter(node.op_type(), opset))
+      continue;
+    unsupported[{domain, node.op_type()}].push_back(nodeDisplayName(i));
+  }
+  if (unsupported.empty())
+    return success();
+  InFlightDiagnostic diag = emitError(fileLoc);
+  diag << "'" << path << "' uses " << unsupported.size()
+       << " ONNX operator type(s) Kiln does not support:";
+  for (auto &[key, nodes] : unsupported) {
+    const auto &[domain, opType] = key;
+    auto it = domainOpsets.find(domain);
+    diag << "\n  " << (domain.empty() ? "ai.onnx" : domain) << "::" << opType;
+    if (it != domainOpsets.end())
+      diag << " (opset " << it->second << ")";
+    else
+      diag << " (domain not imported by the model)";
+    diag << ", " << nodes.size() << " node(s): ";
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == 8) {
+        diag << ", ... (" << nodes.size() - 8 << " more)";
+        break;
+      }
+      diag << (i ? ", '" : "'") << nodes[i] << "'";
+    }
+  }
+  return diag;
+}
+
+LogicalResult
+GraphImporter::buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
+                              llvm::SmallVectorImpl<DictionaryAttr> &argAttrs) {
+  llvm::StringSet<> inputNames;
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    // Old IR versions list initializers among the inputs; they are weights.
+    if (initializerNames.contains(info.name()))
+      continue;
+    inputNames.insert(info.name());
+    Location loc = NameLoc::get(builder.getStringAttr(info.name()), fileLoc);
+    if (!info.type().has_tensor_type())
+      return emitError(loc) << "graph input '" << info.name()
+                            << "' is not a tensor; Kiln handles only tensors";
+    const onnx::TypeProto::Tensor &tensorType = info.type().tensor_type();
+    FailureOr<Type> elementType = convertElementType(
+        &context, tensorType.elem_type(), info.name(), loc);
+    if (failed(elementType))
+      return failure();
+
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<Attribute> dimNames;
+    bool anyDimName = false;
+    auto overridden = options.inputShapes.find(info.name());
+    if (overridden != options.inputShapes.end()) {
+      shape = overridden->second;
+    } else {
+      if (!tensorType.has_shape())
+        return emitError(loc) << "graph input '" << info.name()
+                              << "' has no shape (not even a rank); give one "
+                                 "with --input-shape "
+                              << info.name() << "=DxDx...";
+      for (const auto &dim : tensorType.shape().dim()) {
+        if (dim.has_dim_value() && dim.dim_value() >= 0) {
+          shape.push_back(dim.dim_value());
+          dimNames.push_back(builder.getStringAttr(""));
+        } else {
+          shape.push_back(ShapedType::kDynamic);
+          dimNames.push_back(builder.getStringAttr(dim.dim_param()));
+          anyDimName |= !dim.dim_param().empty();
+        }
+      }
+    }
+    argTypes.push_back(RankedTensorType::get(shape, *elementType));
+    llvm::SmallVector<NamedAttribute> attrs{
+        builder.getNamedAttr("kiln.name", builder.getStringAttr(info.name()))};
+    if (anyDimName)
+      attrs.push_back(builder.getNamedAttr("kiln.dim_names",
+                                           builder.getArrayAttr(dimNames)));
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
+    inputs.push_back(&info);
+  }
+  for (const auto &entry : options.inputShapes)
+    if (!inputNames.contains(entry.getKey()))
+      return emitError(fileLoc) << "--input-shape names '" << entry.getKey()
+                                << "', which is not an input of '" << path
+                                << "'";
+  return success();
+}
+
+LogicalResult GraphImporter::importNodes() {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    std::string name = nodeDisplayName(i);
+    Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
+    for (const std::string &input : node.input())
+      if (!input.empty() && !values.count(input))
+        return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                              << "): input '" << input
+                              << "' is not a graph input, an initializer or "
+                                 "the output of an earlier node";
+    const ConverterInfo *converter = lookupConverter(node.op_type(), opset);
+    NodeContext ctx(node, name, opset, loc, builder, values, modelDir);
+    if (failed(converter->convert(ctx)))
+      return failure();
+    for (int o = 0; o < node.output_size(); ++o)
+      if (!node.output(o).empty() && !values.count(node.output(o)))
+        return emitError(loc) << "node '" << name << "' (" << node.op_type()
+                              << "): output #" << o << " ('" << node.output(o)
+                              << "') is not supported by Kiln's importer";
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  if (failed(readOpsets()) || failed(checkSupported()))
+    return nullptr;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  if (graph.sparse_initializer_size() > 0)
+    return (emitError(fileLoc) << "'" << path
+                               << "' has sparse initializers, which Kiln "
+                                  "does not handle",
+            nullptr);
+
+  llvm::SmallVector<Type> argTypes;
+  llvm::SmallVector<DictionaryAttr> argAttrs;
+  if (failed(buildSignature(argTypes, argAttrs)))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLoc, "main",
+                                   builder.getFunctionType(argTypes, {}));
+  func.setAllArgAttrs(argAttrs);
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  for (auto [info, arg] : llvm::zip(inputs, entry->getArguments()))
+    values[info->name()] = arg;
+
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc);
+    FailureOr<ElementsAttr> value =
+        decodeTensor(&context, init, modelDir, loc);
+    if (failed(value))
+      return nullptr;
+    values[init.name()] = ConstantOp::create(builder, loc, *value);
+  }
+
+  if (failed(importNodes()))
+    return nullptr;
+
+  llvm::SmallVector<Value> results;
+  llvm::SmallVector<DictionaryAttr> resultAttrs;
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    Value value = values.lookup(info.name());
+    if (!value)
+      return (emitError(fileLoc) << "graph output '" << info.name()
+                                 << "' is not produced by any node, input or "
+                                    "initializer",
+              nullptr);
+    results.push_back(value);
+    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        "kiln.name", builder.getStringAttr(info.name()))));
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, llvm::StringRef path,
+                                     const ImportOptions &options) {
+  registerImporterDialects(context);
+  onnx::ModelProto model;
+  if (failed(loadModel(path, FileLineColLoc::get(&context, path, 0, 0), model)))
+    return nullptr;
+  return GraphImporter(context, model, path, options).run();
+}
+
+} // namespace mlir::kiln::onnx_import

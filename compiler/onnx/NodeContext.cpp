@@ -1,0 +1,225 @@
+//===- NodeContext.cpp - What a converter sees of one ONNX node -----------===//
+
+#include "compiler/onnx/NodeContext.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+
+namespace mlir::kiln::onnx_import {
+
+InFlightDiagnostic NodeContext::error() {
+  return emitError(loc) << "node '" << displayName << "' (" << node.op_type()
+                        << "): ";
+}
+
+Value NodeContext::input(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  return values.lookup(node.input(i));
+}
+
+LogicalResult NodeContext::requireInputs(unsigned count) {
+  for (unsigned i = 0; i < count; ++i)
+    if (!hasInput(i))
+      return error() << "expects at least " << count << " inputs, input #"
+                     << i << " is missing";
+  return success();
+}
+
+void NodeContext::setResult(unsigned i, Value value) {
+  if (outputUsed(i))
+    values[node.output(i)] = value;
+}
+
+LogicalResult NodeContext::requireUnusedOutputsFrom(unsigned first) {
+  for (unsigned i = first; i < numOutputs(); ++i)
+    if (outputUsed(i))
+      return error() << "output #" << i << " ('" << node.output(i)
+                     << "') is not supported by Kiln's importer";
+  return success();
+}
+
+const onnx::AttributeProto *NodeContext::attr(llvm::StringRef name) const {
+  for (const onnx::AttributeProto &attribute : node.attribute())
+    if (attribute.name() == name)
+      return &attribute;
+  return nullptr;
+}
+
+int64_t NodeContext::getInt(llvm::StringRef name, int64_t defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float NodeContext::getFloat(llvm::StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::string NodeContext::getString(llvm::StringRef name,
+                                   llvm::StringRef defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : defaultValue.str();
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+NodeContext::getInts(llvm::StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return llvm::SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<llvm::SmallVector<float>>
+NodeContext::getFloats(llvm::StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return llvm::SmallVector<float>(a->floats().begin(), a->floats().end());
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+NodeContext::constantInts(unsigned i, llvm::StringRef what) {
+  Value value = input(i);
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return error() << what << " (input #" << i << " '"
+                   << (i < numInputs() ? node.input(i) : "")
+                   << "') must be a constant (or fold to one at import); "
+                      "Kiln does not handle a computed "
+                   << what << " yet";
+  if (!llvm::isa<IntegerType>(attr.getElementType()))
+    return error() << what << " (input #" << i << ") must be an integer tensor";
+  bool isBool = attr.getElementType().isInteger(1);
+  llvm::SmallVector<int64_t> result;
+  result.reserve(attr.getNumElements());
+  for (const APInt &v : attr.getValues<APInt>())
+    result.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+  return result;
+}
+
+FailureOr<llvm::SmallVector<double>>
+NodeContext::constantFloats(unsigned i, llvm::StringRef what) {
+  Value value = input(i);
+  DenseElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return error() << what << " (input #" << i
+                   << ") must be a constant (or fold to one at import)";
+  llvm::SmallVector<double> result;
+  if (llvm::isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      result.push_back(v.convertToDouble());
+  } else {
+    bool isBool = attr.getElementType().isInteger(1);
+    for (const APInt &v : attr.getValues<APInt>())
+      result.push_back(isBool ? double(v.getZExtValue())
+                              : double(v.getSExtValue()));
+  }
+  return result;
+}
+
+FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+NodeContext::intsFromAttrOrInput(llvm::StringRef attrName, unsigned inputIndex,
+                                 int64_t firstOpsetWithInput) {
+  if (opset < firstOpsetWithInput)
+    return std::optional<llvm::SmallVector<int64_t>>(getInts(attrName));
+  if (!hasInput(inputIndex))
+    return std::optional<llvm::SmallVector<int64_t>>();
+  FailureOr<llvm::SmallVector<int64_t>> values =
+      constantInts(inputIndex, attrName);
+  if (failed(values))
+    return failure();
+  return std::optional<llvm::SmallVector<int64_t>>(std::move(*values));
+}
+
+FailureOr<Value> NodeContext::buildOp(llvm::StringRef name,
+                                      InferReturnTypesFn infer,
+                                      ValueRange operands,
+                                      llvm::ArrayRef<NamedAttribute> attributes) {
+  MLIRContext *context = getContext();
+  for (Value operand : operands)
+    if (!operand)
+      return error() << "internal error: a null operand for " << name;
+  DictionaryAttr dictionary = DictionaryAttr::get(context, attributes);
+  llvm::SmallVector<Type> types;
+  // Inference reports its own errors at `loc` (the node's name).
+  if (failed(infer(context, loc, operands, dictionary,
+                   OpaqueProperties(nullptr), RegionRange(), types)))
+    return failure();
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(types);
+  Operation *op = builder.create(state);
+  // Verify before folding: folders may assume a valid op.
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return failure();
+  }
+  llvm::SmallVector<Value, 1> folded;
+  if (succeeded(builder.tryFold(op, folded)) && !folded.empty()) {
+    op->erase();
+    return folded.front();
+  }
+  return op->getResult(0);
+}
+
+Value NodeContext::constant(ElementsAttr value) {
+  return ConstantOp::create(builder, loc, value).getResult();
+}
+
+Value NodeContext::scalar(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  Attribute element;
+  if (auto floatType = llvm::dyn_cast<FloatType>(elementType))
+    element = builder.getFloatAttr(floatType, value);
+  else if (elementType.isInteger(1))
+    element = builder.getBoolAttr(value != 0);
+  else
+    element = builder.getIntegerAttr(elementType, static_cast<int64_t>(value));
+  return constant(DenseElementsAttr::get(type, llvm::ArrayRef(element)));
+}
+
+Value NodeContext::i64Vector(llvm::ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    builder.getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+FailureOr<Value> NodeContext::reshape(Value input,
+                                      llvm::ArrayRef<int64_t> shape) {
+  return create<ReshapeOp>(input, {namedInts("shape", shape)});
+}
+
+FailureOr<Value> NodeContext::transpose(Value input,
+                                        llvm::ArrayRef<int64_t> perm) {
+  return create<TransposeOp>(input, {namedInts("perm", perm)});
+}
+
+FailureOr<Value> NodeContext::compare(CompareDirection direction, Value lhs,
+                                      Value rhs) {
+  return create<CompareOp>(
+      {lhs, rhs},
+      {named("direction", CompareDirectionAttr::get(getContext(), direction))});
+}
+
+FailureOr<Value> NodeContext::reduce(ReduceKind kind, Value input,
+                                     llvm::ArrayRef<int64_t> axes,
+                                     bool keepDims) {
+  return create<ReduceOp>(
+      input, {named("kind", ReduceKindAttr::get(getContext(), kind)),
+              namedInts("axes", axes),
+              named("keepdims", builder.getBoolAttr(keepDims))});
+}
+
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
+                                 llvm::StringRef what) {
+  if (axis < -rank || axis >= rank || (rank == 0 && axis != 0))
+    return ctx.error() << what << " " << axis << " is out of range for rank "
+                       << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace mlir::kiln::onnx_import

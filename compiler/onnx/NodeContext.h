@@ -1,0 +1,178 @@
+//===- NodeContext.h - What a converter sees of one ONNX node ---*- C++ -*-===//
+//
+// A converter turns one ONNX node into Kiln ops through a NodeContext: the
+// node's inputs as MLIR values, its attributes with ONNX defaults, the
+// default-domain opset version, helpers that read constant inputs, and
+// `create<OpTy>`, which infers the result type, verifies the new op and
+// folds it right away. Eager folding is what makes the shape sub-graphs of
+// exported models (Shape -> Gather -> Unsqueeze -> Concat -> Reshape)
+// collapse into constants during import, so that ops needing constant
+// operands (Reshape's shape, Slice's bounds...) find them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_ONNX_NODECONTEXT_H
+#define KILN_COMPILER_ONNX_NODECONTEXT_H
+
+#include "dialects/kiln/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+// onnx_pb.h defines ONNX_API before including onnx-ml.pb.h.
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::kiln::onnx_import {
+
+/// The signature of the static `inferReturnTypes` every Kiln op has.
+using InferReturnTypesFn = LogicalResult (*)(
+    MLIRContext *, std::optional<Location>, ValueRange, DictionaryAttr,
+    OpaqueProperties, RegionRange, llvm::SmallVectorImpl<Type> &);
+
+class NodeContext {
+public:
+  NodeContext(const onnx::NodeProto &node, llvm::StringRef displayName,
+              int64_t opset, Location loc, OpBuilder &builder,
+              llvm::StringMap<Value> &values, llvm::StringRef modelDir)
+      : node(node), displayName(displayName), opset(opset), loc(loc),
+        builder(builder), values(values), modelDir(modelDir) {}
+
+  const onnx::NodeProto &node;
+  /// The node's name, or "<op type>_<index>" when it has none.
+  std::string displayName;
+  /// The version of the default ONNX domain the model imports.
+  int64_t opset;
+  Location loc;
+  OpBuilder &builder;
+
+  MLIRContext *getContext() { return builder.getContext(); }
+  llvm::StringRef getModelDir() const { return modelDir; }
+
+  /// Reports an error naming the node; stream the message into the result.
+  InFlightDiagnostic error();
+
+  //===--------------------------------------------------------------------===//
+  // Inputs and outputs
+  //===--------------------------------------------------------------------===//
+
+  unsigned numInputs() const { return node.input_size(); }
+  /// True if input `i` is given (optional inputs may be absent or "").
+  bool hasInput(unsigned i) const {
+    return i < numInputs() && !node.input(i).empty();
+  }
+  /// Input `i`, or a null value when it is absent.
+  Value input(unsigned i) const;
+  RankedTensorType inputType(unsigned i) const {
+    return llvm::cast<RankedTensorType>(input(i).getType());
+  }
+  /// Fails (naming the node) unless at least `count` inputs are given.
+  LogicalResult requireInputs(unsigned count);
+
+  unsigned numOutputs() const { return node.output_size(); }
+  bool outputUsed(unsigned i) const {
+    return i < numOutputs() && !node.output(i).empty();
+  }
+  void setResult(unsigned i, Value value);
+  /// Fails if any output from `first` on is named: converters that only
+  /// compute the main result call this (e.g. Dropout's mask).
+  LogicalResult requireUnusedOutputsFrom(unsigned first);
+
+  //===--------------------------------------------------------------------===//
+  // Attributes (with the defaults the ONNX spec gives)
+  //===--------------------------------------------------------------------===//
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  int64_t getInt(llvm::StringRef name, int64_t defaultValue) const;
+  float getFloat(llvm::StringRef name, float defaultValue) const;
+  std::string getString(llvm::StringRef name,
+                        llvm::StringRef defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>> getInts(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<float>> getFloats(llvm::StringRef name) const;
+
+  //===--------------------------------------------------------------------===//
+  // Constant inputs
+  //===--------------------------------------------------------------------===//
+
+  /// The elements of input `i` when it is (or folded to) a constant of an
+  /// integer type; otherwise an error naming the node and `what`.
+  FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i,
+                                                     llvm::StringRef what);
+  /// Same for any numeric constant, as doubles.
+  FailureOr<llvm::SmallVector<double>> constantFloats(unsigned i,
+                                                      llvm::StringRef what);
+
+  /// The ints of an attribute (opset <= N) or of a constant input (later
+  /// opsets): for the operands ONNX moved from attributes to inputs.
+  /// Returns std::nullopt when neither is given.
+  FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+  intsFromAttrOrInput(llvm::StringRef attrName, unsigned inputIndex,
+                      int64_t firstOpsetWithInput);
+
+  //===--------------------------------------------------------------------===//
+  // Building
+  //===--------------------------------------------------------------------===//
+
+  /// Creates a Kiln op with an inferred result type, verifies it and folds
+  /// it when its operands are constant. Type inference and verifier errors
+  /// are reported at the node's location.
+  template <typename OpTy>
+  FailureOr<Value> create(ValueRange operands,
+                          llvm::ArrayRef<NamedAttribute> attributes = {}) {
+    return buildOp(OpTy::getOperationName(), &OpTy::inferReturnTypes,
+                   operands, attributes);
+  }
+
+  FailureOr<Value> buildOp(llvm::StringRef name, InferReturnTypesFn infer,
+                           ValueRange operands,
+                           llvm::ArrayRef<NamedAttribute> attributes);
+
+  /// A kiln.constant of `value`.
+  Value constant(ElementsAttr value);
+  /// A rank-0 constant of `elementType` holding `value`.
+  Value scalar(Type elementType, double value);
+  /// A rank-0 constant with the element type of `like`.
+  Value scalarLike(Value like, double value) {
+    return scalar(llvm::cast<ShapedType>(like.getType()).getElementType(),
+                  value);
+  }
+  /// A 1-D i64 constant.
+  Value i64Vector(llvm::ArrayRef<int64_t> values);
+
+  NamedAttribute named(llvm::StringRef name, Attribute value) {
+    return builder.getNamedAttr(name, value);
+  }
+  NamedAttribute namedInts(llvm::StringRef name,
+                           llvm::ArrayRef<int64_t> values) {
+    return named(name, builder.getDenseI64ArrayAttr(values));
+  }
+  NamedAttribute namedInt(llvm::StringRef name, int64_t value) {
+    return named(name, builder.getI64IntegerAttr(value));
+  }
+
+  // Shorthands for the ops converters compose most.
+  FailureOr<Value> reshape(Value input, llvm::ArrayRef<int64_t> shape);
+  FailureOr<Value> transpose(Value input, llvm::ArrayRef<int64_t> perm);
+  FailureOr<Value> compare(CompareDirection direction, Value lhs, Value rhs);
+  FailureOr<Value> reduce(ReduceKind kind, Value input,
+                          llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+private:
+  llvm::StringMap<Value> &values;
+  std::string modelDir;
+};
+
+/// Normalizes `axis` (which may be negative) for a tensor of `rank`; fails
+/// with an error naming the node when it is out of range.
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
+                                 llvm::StringRef what = "axis");
+
+} // namespace mlir::kiln::onnx_import
+
+#endif // KILN_COMPILER_ONNX_NODECONTEXT_H

@@ -1,0 +1,157 @@
+//===- NormalizationConverters.cpp - Norms and softmax --------------------===//
+//
+// BatchNormalization (inference form) and LayerNormalization map to Kiln
+// ops; InstanceNormalization is composed of reductions. Softmax and
+// LogSoftmax before opset 13 normalize over the input flattened to 2-D at
+// `axis`; from opset 13 over the single dimension `axis`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ConverterRegistry.h"
+
+using namespace mlir;
+
+namespace mlir::kiln::onnx_import {
+namespace {
+
+LogicalResult convertBatchNorm(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(5)) || failed(ctx.requireUnusedOutputsFrom(1)))
+    return failure();
+  if (ctx.getInt("training_mode", 0) != 0)
+    return ctx.error() << "training_mode = 1 is not supported (inference only)";
+  if (ctx.opset < 9 && ctx.getInt("spatial", 1) == 0)
+    return ctx.error() << "spatial = 0 is not supported";
+  FailureOr<Value> result = ctx.create<BatchNormOp>(
+      {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)},
+      {ctx.named("epsilon",
+                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))});
+  if (failed(result))
+    return failure();
+  ctx.setResult(0, *result);
+  return success();
+}
+
+LogicalResult convertLayerNorm(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(2)) || failed(ctx.requireUnusedOutputsFrom(1)))
+    return failure();
+  llvm::SmallVector<Value> operands{ctx.input(0), ctx.input(1)};
+  if (ctx.hasInput(2))
+    operands.push_back(ctx.input(2));
+  FailureOr<Value> result = ctx.create<LayerNormOp>(
+      operands,
+      {ctx.namedInt("axis", ctx.getInt("axis", -1)),
+       ctx.named("epsilon",
+                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))});
+  if (failed(result))
+    return failure();
+  ctx.setResult(0, *result);
+  return success();
+}
+
+/// (x - mean) / sqrt(var + epsilon) * scale + bias, statistics over the
+/// spatial dims of each (n, c); scale and bias [C] are reshaped to
+/// [C, 1, ..., 1] to broadcast along dim 1.
+LogicalResult convertInstanceNorm(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(3)))
+    return failure();
+  Value x = ctx.input(0);
+  int64_t rank = ctx.inputType(0).getRank();
+  if (rank < 3)
+    return ctx.error() << "expects an input [N, C, D...], got "
+                       << ctx.inputType(0);
+  llvm::SmallVector<int64_t> axes, channelShape{-1};
+  for (int64_t d = 2; d < rank; ++d) {
+    axes.push_back(d);
+    channelShape.push_back(1);
+  }
+  FailureOr<Value> mean = ctx.reduce(ReduceKind::mean, x, axes, true);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centered = ctx.create<SubOp>({x, *mean});
+  if (failed(centered))
+    return failure();
+  FailureOr<Value> squared = ctx.create<MulOp>({*centered, *centered});
+  if (failed(squared))
+    return failure();
+  FailureOr<Value> variance = ctx.reduce(ReduceKind::mean, *squared, axes, true);
+  if (failed(variance))
+    return failure();
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
+  FailureOr<Value> shifted =
+      ctx.create<AddOp>({*variance, ctx.scalarLike(x, epsilon)});
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> inverse = ctx.create<RsqrtOp>(*shifted);
+  if (failed(inverse))
+    return failure();
+  FailureOr<Value> normalized = ctx.create<MulOp>({*centered, *inverse});
+  FailureOr<Value> scale = ctx.reshape(ctx.input(1), channelShape);
+  FailureOr<Value> bias = ctx.reshape(ctx.input(2), channelShape);
+  if (failed(normalized) || failed(scale) || failed(bias))
+    return failure();
+  FailureOr<Value> scaled = ctx.create<MulOp>({*normalized, *scale});
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> result = ctx.create<AddOp>({*scaled, *bias});
+  if (failed(result))
+    return failure();
+  ctx.setResult(0, *result);
+  return success();
+}
+
+template <typename SoftmaxOpTy>
+LogicalResult convertSoftmax(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  Value x = ctx.input(0);
+  RankedTensorType type = ctx.inputType(0);
+  int64_t rank = type.getRank();
+  int64_t defaultAxis = ctx.opset < 13 ? 1 : -1;
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getInt("axis", defaultAxis), rank);
+  if (failed(axis))
+    return failure();
+  // Before opset 13 the input is seen as 2-D [prod(dims[:axis]),
+  // prod(dims[axis:])]; that is the single-axis form when axis is the last.
+  if (ctx.opset >= 13 || *axis == rank - 1) {
+    FailureOr<Value> result =
+        ctx.create<SoftmaxOpTy>(x, {ctx.namedInt("axis", *axis)});
+    if (failed(result))
+      return failure();
+    ctx.setResult(0, *result);
+    return success();
+  }
+  if (!type.hasStaticShape())
+    return ctx.error() << "opset " << ctx.opset
+                       << " softmax over the flattened dims from axis "
+                       << *axis << " needs a static input shape, got " << type;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < *axis ? outer : inner) *= type.getDimSize(d);
+  FailureOr<Value> flat = ctx.reshape(x, {outer, inner});
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> result =
+      ctx.create<SoftmaxOpTy>(*flat, {ctx.namedInt("axis", 1)});
+  if (failed(result))
+    return failure();
+  FailureOr<Value> restored = ctx.reshape(*result, type.getShape());
+  if (failed(restored))
+    return failure();
+  ctx.setResult(0, *restored);
+  return success();
+}
+
+const ConverterInfo kConverters[] = {
+    {"BatchNormalization", convertBatchNorm},
+    {"LayerNormalization", convertLayerNorm, 17},
+    {"InstanceNormalization", convertInstanceNorm},
+    {"Softmax", convertSoftmax<SoftmaxOp>},
+    {"LogSoftmax", convertSoftmax<LogSoftmaxOp>},
+};
+
+} // namespace
+
+llvm::ArrayRef<ConverterInfo> getNormalizationConverters() { return kConverters; }
+
+} // namespace mlir::kiln::onnx_import

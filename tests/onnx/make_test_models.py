@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models that kilnc's lit tests import.
+
+Run with the test venv (scripts/setup.sh creates it):
+
+    ~/.cache/kiln/venv/bin/python tests/onnx/make_test_models.py
+
+The generated files are committed under tests/onnx/models/; rerun this
+script after changing it. Besides valid models it writes broken ones, one per
+error path of the importer (truncated file, unknown ops, external data
+outside the model's folder, unsupported dtype and opset, ...).
+"""
+
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "models")
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def save(model, name, check=True):
+    if check:
+        onnx.checker.check_model(model)
+    path = os.path.join(OUT, name)
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return path
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, name="g", ir=8):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = ir
+    return m
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def simple_add():
+    n = [helper.make_node("Add", ["x", "y"], ["z"], name="add0"),
+         helper.make_node("Relu", ["z"], ["out"], name="relu0")]
+    save(model(n, [vi("x", F, ["batch", 4]), vi("y", F, [4])],
+               [vi("out", F, ["batch", 4])]), "simple_add.onnx")
+
+
+def elementwise():
+    x, y = vi("x", F, [2, 3]), vi("y", F, [3])
+    b = vi("b", TensorProto.BOOL, [2, 3])
+    i = vi("i", TensorProto.INT32, [2, 3])
+    n = [
+        helper.make_node("Sub", ["x", "y"], ["sub"], name="sub"),
+        helper.make_node("Mul", ["sub", "y"], ["mul"], name="mul"),
+        helper.make_node("Div", ["mul", "y"], ["div"], name="div"),
+        helper.make_node("Pow", ["div", "y"], ["pow"], name="pow"),
+        helper.make_node("Max", ["pow", "x", "y"], ["max"], name="max"),
+        helper.make_node("Mean", ["max", "x"], ["mean"], name="mean"),
+        helper.make_node("Sum", ["mean", "x", "x"], ["sum"], name="sum"),
+        helper.make_node("Exp", ["sum"], ["exp"], name="exp"),
+        helper.make_node("Sqrt", ["exp"], ["sqrt"], name="sqrt"),
+        helper.make_node("Erf", ["sqrt"], ["erf"], name="erf"),
+        helper.make_node("Less", ["erf", "x"], ["less"], name="less"),
+        helper.make_node("And", ["less", "b"], ["and"], name="and"),
+        helper.make_node("Not", ["and"], ["not"], name="not"),
+        helper.make_node("Where", ["not", "erf", "x"], ["where"], name="where"),
+        helper.make_node("Cast", ["where"], ["cast"], name="cast", to=TensorProto.INT32),
+        helper.make_node("Mod", ["cast", "i"], ["mod"], name="mod"),
+        helper.make_node("Mod", ["where", "x"], ["fmod"], name="fmod", fmod=1),
+        helper.make_node("Clip", ["fmod", "lo", "hi"], ["clip"], name="clip"),
+    ]
+    inits = [const("lo", np.float32(-1)), const("hi", np.float32(1))]
+    save(model(n, [x, y, b, i], [vi("clip", F, [2, 3]), vi("mod", TensorProto.INT32, [2, 3])],
+               inits), "elementwise.onnx")
+
+
+def activations():
+    names = ["Elu", "Selu", "Celu", "LeakyRelu", "HardSigmoid", "HardSwish",
+             "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Shrink"]
+    nodes, prev = [], "x"
+    for k in names:
+        nodes.append(helper.make_node(k, [prev], [k.lower()], name=k.lower()))
+        prev = k.lower()
+    nodes.append(helper.make_node("PRelu", [prev, "slope"], ["prelu"], name="prelu"))
+    nodes.append(helper.make_node("Gelu", ["prelu"], ["gelu"], name="gelu",
+                                  approximate="tanh"))
+    save(model(nodes, [vi("x", F, [2, 4])], [vi("gelu", F, [2, 4])],
+               [const("slope", np.full([4], 0.25, np.float32))], opset=20),
+         "activations.onnx")
+
+
+def initializers():
+    """The same kinds of weights stored raw, in typed fields and externally."""
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    raw = numpy_helper.from_array(w, "w_raw")
+    typed = helper.make_tensor("w_typed", F, [2, 3], w.flatten().tolist(), raw=False)
+    f16 = helper.make_tensor("h_typed", TensorProto.FLOAT16, [3],
+                             [1.0, 2.0, 3.0])  # make_tensor stores the f16 bits in int32_data
+    bf16 = helper.make_tensor("bf_typed", TensorProto.BFLOAT16, [2],
+                              [1.0, 2.0])  # stored as bf16 bits in int32_data
+    i8 = helper.make_tensor("i8_typed", TensorProto.INT8, [3], [-1, 0, 127])
+    b = helper.make_tensor("b_typed", TensorProto.BOOL, [2], [1, 0])
+    i64 = helper.make_tensor("i64_typed", I64, [2], [-5, 1 << 40])
+    ext = numpy_helper.from_array(w * 10, "w_ext")
+    ext_dir = os.path.join(OUT, "initializers_ext")
+    os.makedirs(ext_dir, exist_ok=True)
+    with open(os.path.join(ext_dir, "weights.bin"), "wb") as f:
+        f.write(b"\0" * 16)  # an offset, so that offset handling is tested
+        f.write(ext.raw_data)
+    ext.ClearField("raw_data")
+    ext.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", "weights.bin"), ("offset", "16"), ("length", "24")]:
+        e = ext.external_data.add()
+        e.key, e.value = k, v
+    n = [helper.make_node("Add", ["x", "w_raw"], ["a"], name="add_raw"),
+         helper.make_node("Add", ["a", "w_typed"], ["b"], name="add_typed"),
+         helper.make_node("Add", ["b", "w_ext"], ["c"], name="add_ext")]
+    outs = [vi("c", F, [2, 3]), vi("h_typed", TensorProto.FLOAT16, [3]),
+            vi("bf_typed", TensorProto.BFLOAT16, [2]), vi("i8_typed", TensorProto.INT8, [3]),
+            vi("b_typed", TensorProto.BOOL, [2]), vi("i64_typed", I64, [2])]
+    m = model(n, [vi("x", F, [2, 3])], outs, [raw, typed, f16, bf16, i8, b, i64, ext])
+    path = os.path.join(ext_dir, "model.onnx")
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def external_bad(name, location, make_file=None):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    t = numpy_helper.from_array(np.ones([4], np.float32), "w")
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    e = t.external_data.add()
+    e.key, e.value = "location", location
+    if make_file:
+        make_file(d)
+    n = [helper.make_node("Add", ["x", "w"], ["y"], name="add")]
+    m = model(n, [vi("x", F, [4])], [vi("y", F, [4])], [t])
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def bad_models():
+    # Truncated: a valid model cut in the middle.
+    n = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    data = model(n, [vi("x", F, [64])], [vi("y", F, [64])],
+                 [const("unused", np.ones([64], np.float32))]).SerializeToString()
+    with open(os.path.join(OUT, "truncated.onnx"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    # Unknown ops, two types over three nodes, plus a custom domain.
+    n = [helper.make_node("NonMaxSuppression", ["x", "x"], ["a"], name="nms1"),
+         helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("NonMaxSuppression", ["x", "x"], ["b"], name="nms2"),
+         helper.make_node("FancyOp", ["x"], ["c"], name="fancy", domain="com.example")]
+    g = helper.make_graph(n, "g", [vi("x", F, [1, 4, 4])],
+                          [vi("a", I64, None), vi("b", I64, None), vi("c", F, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("com.example", 1)])
+    save(m, "unknown_ops.onnx", check=False)
+    # A DOUBLE input.
+    n = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    save(model(n, [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])]),
+         "double_input.onnx")
+    # Opset 5.
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="r")], [vi("x", F, [2])],
+               [vi("y", F, [2])], opset=5, ir=3), "opset5.onnx", check=False)
+    # External data: escaping, absolute, missing, symlink escaping.
+    external_bad("ext_escape", "../secret.bin")
+    external_bad("ext_absolute", "/etc/passwd")
+    external_bad("ext_missing", "missing.bin")
+
+    def link(d):
+        p = os.path.join(d, "link.bin")
+        if os.path.lexists(p):
+            os.remove(p)
+        os.symlink("../simple_add.onnx", p)
+    external_bad("ext_symlink", "link.bin", link)
+    # A dynamic Reshape shape: the shape is a graph input.
+    n = [helper.make_node("Reshape", ["x", "s"], ["y"], name="dyn_reshape")]
+    save(model(n, [vi("x", F, [2, 3]), vi("s", I64, [2])], [vi("y", F, None)]),
+         "dynamic_reshape.onnx", check=False)
+
+
+def old_ir():
+    """IR 3: initializers also listed as graph inputs."""
+    w = const("w", rand(3, 4))
+    n = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    m = model(n, [vi("x", F, [2, 3]), vi("w", F, [3, 4])], [vi("y", F, [2, 4])], [w],
+              opset=8, ir=3)
+    save(m, "old_ir_initializer_inputs.onnx")
+
+
+def shape_subgraph():
+    """What exporters emit for x.view(x.size(0), -1): Shape, Gather,
+    Unsqueeze, Concat, Reshape."""
+    n = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "zero"], ["n"], name="gather", axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsqueeze"),
+        helper.make_node("Concat", ["n1", "minus_one"], ["target"], name="concat", axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape"),
+    ]
+    inits = [const("zero", np.int64(0)), const("axes", np.array([0], np.int64)),
+             const("minus_one", np.array([-1], np.int64))]
+    save(model(n, [vi("x", F, [2, 3, 4])], [vi("y", F, [2, 12])], inits, opset=13),
+         "shape_subgraph.onnx")
+
+
+def small_cnn():
+    inits = [
+        const("conv_w", rand(8, 3, 3, 3)), const("conv_b", rand(8, seed=1)),
+        const("bn_s", np.ones(8, np.float32)), const("bn_b", np.zeros(8, np.float32)),
+        const("bn_m", np.zeros(8, np.float32)), const("bn_v", np.ones(8, np.float32)),
+        const("fc_w", rand(10, 8, seed=2)), const("fc_b", rand(10, seed=3)),
+    ]
+    n = [
+        helper.make_node("Conv", ["x", "conv_w", "conv_b"], ["c"], name="conv1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node("BatchNormalization", ["c", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn"],
+                         name="bn1", epsilon=1e-5),
+        helper.make_node("Relu", ["bn"], ["r"], name="relu1"),
+        helper.make_node("MaxPool", ["r"], ["p"], name="pool1", kernel_shape=[3, 3],
+                         strides=[2, 2], auto_pad="SAME_UPPER"),
+        helper.make_node("AveragePool", ["p"], ["ap"], name="avg1", kernel_shape=[2, 2],
+                         ceil_mode=1, count_include_pad=1),
+        helper.make_node("GlobalAveragePool", ["ap"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], name="fc", transB=1,
+                         alpha=1.0, beta=1.0),
+    ]
+    save(model(n, [vi("x", F, [1, 3, 16, 16])], [vi("y", F, [1, 10])], inits, opset=13),
+         "small_cnn.onnx")
+
+
+def attention_block():
+    d, h = 8, 2
+    inits = [const("ln_s", np.ones(d, np.float32)), const("ln_b", np.zeros(d, np.float32)),
+             const("wq", rand(d, d, seed=4)), const("wk", rand(d, d, seed=5)),
+             const("wv", rand(d, d, seed=6)), const("qkv_shape", np.array([0, 0, h, d // h], np.int64)),
+             const("out_shape", np.array([0, 0, d], np.int64)),
+             const("scale", np.float32(1 / np.sqrt(d // h)))]
+    n = [helper.make_node("LayerNormalization", ["x", "ln_s", "ln_b"], ["ln"], name="ln",
+                          axis=-1, epsilon=1e-5)]
+    for k in "qkv":
+        n += [helper.make_node("MatMul", ["ln", "w" + k], [k], name="proj_" + k),
+              helper.make_node("Reshape", [k, "qkv_shape"], [k + "4"], name="split_heads_" + k),
+              helper.make_node("Transpose", [k + "4"], [k + "t"], name="heads_first_" + k,
+                               perm=[0, 2, 1, 3] if k != "k" else [0, 2, 3, 1])]
+    n += [helper.make_node("MatMul", ["qt", "kt"], ["scores"], name="qk"),
+          helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="scale"),
+          helper.make_node("Softmax", ["scaled"], ["probs"], name="softmax", axis=-1),
+          helper.make_node("MatMul", ["probs", "vt"], ["ctx"], name="pv"),
+          helper.make_node("Transpose", ["ctx"], ["ctx_t"], name="heads_last", perm=[0, 2, 1, 3]),
+          helper.make_node("Reshape", ["ctx_t", "out_shape"], ["merged"], name="merge_heads"),
+          helper.make_node("Gelu", ["merged"], ["y"], name="gelu")]
+    save(model(n, [vi("x", F, [1, 4, d])], [vi("y", F, [1, 4, d])], inits, opset=20),
+         "attention_block.onnx")
+
+
+def opset_variants():
+    for opset in (6, 13):
+        if opset < 11:
+            n = [helper.make_node("Clip", ["x"], ["y"], name="clip", min=0.0, max=6.0)]
+            inits = []
+        else:
+            n = [helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="clip")]
+            inits = [const("lo", np.float32(0)), const("hi", np.float32(6))]
+        save(model(n, [vi("x", F, [4])], [vi("y", F, [4])], inits, opset=opset),
+             "clip_opset%d.onnx" % opset)
+    for opset in (11, 13):
+        if opset < 13:
+            n = [helper.make_node("Squeeze", ["x"], ["s"], name="squeeze", axes=[1]),
+                 helper.make_node("Unsqueeze", ["s"], ["y"], name="unsqueeze", axes=[0])]
+            inits = []
+        else:
+            n = [helper.make_node("Squeeze", ["x", "ax1"], ["s"], name="squeeze"),
+                 helper.make_node("Unsqueeze", ["s", "ax0"], ["y"], name="unsqueeze")]
+            inits = [const("ax1", np.array([1], np.int64)), const("ax0", np.array([0], np.int64))]
+        save(model(n, [vi("x", F, [3, 1, 5])], [vi("y", F, [1, 3, 5])], inits, opset=opset),
+             "squeeze_opset%d.onnx" % opset)
+    for opset in (11, 13):
+        n = [helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=1),
+             helper.make_node("LogSoftmax", ["x"], ["z"], name="log_softmax", axis=1)]
+        save(model(n, [vi("x", F, [2, 3, 4])], [vi("y", F, [2, 3, 4]), vi("z", F, [2, 3, 4])],
+                   opset=opset), "softmax_opset%d.onnx" % opset)
+    for opset in (9, 13):
+        if opset < 10:
+            n = [helper.make_node("Slice", ["x"], ["y"], name="slice", starts=[1, -3],
+                                  ends=[1000, -1], axes=[0, 1])]
+            inits = []
+        else:
+            n = [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="slice")]
+            inits = [const("st", np.array([1, -1], np.int64)),
+                     const("en", np.array([2**63 - 1, -(2**63)], np.int64)),
+                     const("ax", np.array([0, 1], np.int64)),
+                     const("sp", np.array([1, -2], np.int64))]
+        save(model(n, [vi("x", F, [4, 6])], [vi("y", F, None)], inits, opset=opset),
+             "slice_opset%d.onnx" % opset, check=False)
+
+
+def shape_ops():
+    """Data-movement ops: Split, Pad, Expand, Tile, Transpose, DepthToSpace..."""
+    inits = [const("split", np.array([1, 3], np.int64)),
+             const("pads", np.array([0, 1, 0, 2], np.int64)),
+             const("eshape", np.array([3, 1, 4], np.int64)),
+             const("reps", np.array([2, 1], np.int64)),
+             const("idx", np.array([[0, 2]], np.int64))]
+    n = [
+        helper.make_node("Split", ["x", "split"], ["s0", "s1"], name="split", axis=1),
+        helper.make_node("Pad", ["s1", "pads"], ["p"], name="pad", mode="reflect"),
+        helper.make_node("Expand", ["s0", "eshape"], ["e"], name="expand"),
+        helper.make_node("Tile", ["x", "reps"], ["t"], name="tile"),
+        helper.make_node("Transpose", ["t"], ["tt"], name="transpose"),
+        helper.make_node("Gather", ["x", "idx"], ["g"], name="gather", axis=1),
+        helper.make_node("ReduceSum", ["g"], ["rs"], name="reduce_sum", keepdims=0),
+        helper.make_node("ReduceMean", ["x"], ["rm"], name="reduce_mean", axes=[1]),
+        helper.make_node("Size", ["x"], ["size"], name="size"),
+        helper.make_node("ConstantOfShape", ["eshape"], ["cos"], name="cos",
+                         value=helper.make_tensor("v", F, [1], [2.5])),
+        helper.make_node("Range", ["r0", "r1", "r2"], ["range"], name="range"),
+        helper.make_node("Identity", ["p"], ["id"], name="identity"),
+        helper.make_node("Dropout", ["id"], ["dr"], name="dropout"),
+        helper.make_node("Constant", [], ["c"], name="const", value_ints=[1, 2, 3]),
+    ]
+    inits += [const("r0", np.int64(0)), const("r1", np.int64(10)), const("r2", np.int64(3))]
+    outs = [vi(k, F, None) for k in ["p", "e", "tt", "rs", "rm", "cos", "dr"]] + \
+        [vi("size", I64, None), vi("range", I64, None), vi("c", I64, None)]
+    save(model(n, [vi("x", F, [2, 4])], outs, inits, opset=13), "shape_ops.onnx", check=False)
+    n = [helper.make_node("DepthToSpace", ["x"], ["d"], name="d2s", blocksize=2, mode="CRD"),
+         helper.make_node("SpaceToDepth", ["d"], ["y"], name="s2d", blocksize=2)]
+    save(model(n, [vi("x", F, [1, 8, 2, 3])], [vi("y", F, [1, 8, 2, 3])], opset=13),
+         "depth_space.onnx")
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    simple_add()
+    elementwise()
+    activations()
+    initializers()
+    bad_models()
+    old_ir()
+    shape_subgraph()
+    small_cnn()
+    attention_block()
+    opset_variants()
+    shape_ops()
+
+
+if __name__ == "__main__":
+    main()
