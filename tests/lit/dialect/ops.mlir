@@ -12,7 +12,7 @@
 // Constants and custom calls
 //===----------------------------------------------------------------------===//
 
-// CHECK-LABEL: func.func @constant_f32
+// CHECK-LABEL: func.func @constant_f32(
 // CHECK-SAME: -> tensor<2x2xf32>
 // CHECK: %[[C:.*]] = kiln.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
 // CHECK: return %[[C]] : tensor<2x2xf32>
@@ -21,7 +21,7 @@ func.func @constant_f32() -> tensor<2x2xf32> {
   return %0 : tensor<2x2xf32>
 }
 
-// CHECK-LABEL: func.func @constant_element_types
+// CHECK-LABEL: func.func @constant_element_types(
 // CHECK: kiln.constant dense<1.500000e+00> : tensor<4xf16>
 // CHECK: kiln.constant dense<-2.000000e+00> : tensor<2x3xbf16>
 // CHECK: kiln.constant dense<[-128, 0, 127]> : tensor<3xi8>
@@ -42,7 +42,7 @@ func.func @constant_element_types() -> (tensor<4xf16>, tensor<2x3xbf16>, tensor<
 }
 
 // Large weights are stored as resources.
-// CHECK-LABEL: func.func @constant_resource
+// CHECK-LABEL: func.func @constant_resource(
 // CHECK: %[[W:.*]] = kiln.constant dense_resource<weights> : tensor<2xf32>
 // CHECK: return %[[W]] : tensor<2xf32>
 func.func @constant_resource() -> tensor<2xf32> {
@@ -50,7 +50,7 @@ func.func @constant_resource() -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 
-// CHECK-LABEL: func.func @custom_call
+// CHECK-LABEL: func.func @custom_call(
 // CHECK: %[[A:.*]] = kiln.custom_call "my_ops.swish"(%arg0) {config = {beta = 1.500000e+00 : f32}} : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: %[[B:.*]]:2 = kiln.custom_call "my_ops.split"(%[[A]], %arg1) : (tensor<4x8xf32>, tensor<?xi64>) -> (tensor<2x8xf32>, tensor<?x8xf32>)
 // CHECK: kiln.custom_call "my_ops.print"(%[[B]]#0) {has_side_effects} : (tensor<2x8xf32>) -> ()
@@ -69,7 +69,7 @@ func.func @custom_call(%x: tensor<4x8xf32>, %sizes: tensor<?xi64>) -> (tensor<?x
 //===----------------------------------------------------------------------===//
 
 // The numeric unary ops take floats and integers.
-// CHECK-LABEL: func.func @unary_numeric
+// CHECK-LABEL: func.func @unary_numeric(
 // CHECK: %[[A:.*]] = kiln.abs %arg0 : tensor<2x?xf32>
 // CHECK: %[[B:.*]] = kiln.neg %arg1 : tensor<4xf16>
 // CHECK: %[[C:.*]] = kiln.sign %arg2 : tensor<4xbf16>
@@ -92,7 +92,7 @@ func.func @unary_numeric(%f32: tensor<2x?xf32>, %f16: tensor<4xf16>, %bf16: tens
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x?xf32>, tensor<4xf16>, tensor<4xbf16>, tensor<3xi8>, tensor<?xi32>, tensor<i64>, tensor<?xi32>, tensor<2x?xf32>
 }
 
-// CHECK-LABEL: func.func @unary_float
+// CHECK-LABEL: func.func @unary_float(
 // CHECK: %[[V0:.*]] = kiln.sigmoid %arg0 : tensor<2x3xf32>
 // CHECK: %[[V1:.*]] = kiln.tanh %[[V0]] : tensor<2x3xf32>
 // CHECK: %[[V2:.*]] = kiln.exp %[[V1]] : tensor<2x3xf32>
@@ -124,7 +124,7 @@ func.func @unary_float(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   return %12 : tensor<2x3xf32>
 }
 
-// CHECK-LABEL: func.func @unary_float_narrow_dynamic
+// CHECK-LABEL: func.func @unary_float_narrow_dynamic(
 // CHECK: %[[A:.*]] = kiln.exp %arg0 : tensor<?x?xf16>
 // CHECK: %[[B:.*]] = kiln.sigmoid %arg1 : tensor<8x?xbf16>
 // CHECK: %[[C:.*]] = kiln.rsqrt %[[B]] : tensor<8x?xbf16>
@@ -136,7 +136,7 @@ func.func @unary_float_narrow_dynamic(%a: tensor<?x?xf16>, %b: tensor<8x?xbf16>)
   return %0, %2 : tensor<?x?xf16>, tensor<8x?xbf16>
 }
 
-// CHECK-LABEL: func.func @not
+// CHECK-LABEL: func.func @not(
 // CHECK: %[[N:.*]] = kiln.not %arg0 : tensor<4x?xi1>
 // CHECK: return %[[N]] : tensor<4x?xi1>
 func.func @not(%x: tensor<4x?xi1>) -> tensor<4x?xi1> {
@@ -145,7 +145,7 @@ func.func @not(%x: tensor<4x?xi1>) -> tensor<4x?xi1> {
 }
 
 // The default approximation is not printed.
-// CHECK-LABEL: func.func @gelu
+// CHECK-LABEL: func.func @gelu(
 // CHECK: %[[A:.*]] = kiln.gelu %arg0 : tensor<2x768xf32>
 // CHECK: %[[B:.*]] = kiln.gelu %[[A]] {approximate = 1 : i32} : tensor<2x768xf32>
 // CHECK: %[[C:.*]] = kiln.gelu %arg1 : tensor<?x768xf16>
@@ -157,7 +157,7 @@ func.func @gelu(%x: tensor<2x768xf32>, %y: tensor<?x768xf16>) -> (tensor<2x768xf
   return %1, %2 : tensor<2x768xf32>, tensor<?x768xf16>
 }
 
-// CHECK-LABEL: func.func @clip
+// CHECK-LABEL: func.func @clip(
 // CHECK: %[[A:.*]] = kiln.clip %arg0 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<1x32xf32>
 // CHECK: %[[B:.*]] = kiln.clip %[[A]] {min = -1.000000e+00 : f64} : tensor<1x32xf32>
 // CHECK: %[[C:.*]] = kiln.clip %[[B]] {max = 1.000000e+00 : f64} : tensor<1x32xf32>
@@ -176,7 +176,7 @@ func.func @clip(%x: tensor<1x32xf32>, %i: tensor<?xi8>, %b: tensor<3xbf16>) -> (
 }
 
 // cast keeps the shape and takes the element type from `to`.
-// CHECK-LABEL: func.func @cast
+// CHECK-LABEL: func.func @cast(
 // CHECK: %[[A:.*]] = kiln.cast %arg0 to i64 : tensor<4x?xf32>
 // CHECK: %[[B:.*]] = kiln.cast %arg0 to f16 : tensor<4x?xf32>
 // CHECK: %[[C:.*]] = kiln.cast %[[B]] to bf16 : tensor<4x?xf16>
@@ -201,7 +201,7 @@ func.func @cast(%x: tensor<4x?xf32>, %m: tensor<3xi1>, %i: tensor<i8>)
 // Elementwise binary ops
 //===----------------------------------------------------------------------===//
 
-// CHECK-LABEL: func.func @binary_same_shape
+// CHECK-LABEL: func.func @binary_same_shape(
 // CHECK: %[[V0:.*]] = kiln.add %arg0, %arg1 : tensor<2x3xf32>, tensor<2x3xf32>
 // CHECK: %[[V1:.*]] = kiln.sub %[[V0]], %arg1 : tensor<2x3xf32>, tensor<2x3xf32>
 // CHECK: %[[V2:.*]] = kiln.mul %[[V1]], %arg1 : tensor<2x3xf32>, tensor<2x3xf32>
@@ -225,7 +225,7 @@ func.func @binary_same_shape(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor
 
 // NumPy broadcasting: right-aligned, size-1 dims stretch, a static size
 // wins over `?`, and `?` against 1 or `?` stays `?`.
-// CHECK-LABEL: func.func @binary_broadcast
+// CHECK-LABEL: func.func @binary_broadcast(
 // CHECK: %[[A:.*]] = kiln.add %arg0, %arg1 : tensor<2x3xf32>, tensor<3xf32>
 // CHECK: %[[B:.*]] = kiln.sub %arg2, %arg3 : tensor<4x1x5xf16>, tensor<3x1xf16>
 // CHECK: %[[C:.*]] = kiln.mul %arg4, %arg5 : tensor<?x3xbf16>, tensor<4x1xbf16>
@@ -250,7 +250,7 @@ func.func @binary_broadcast(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<4
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x3xf32>, tensor<4x3x5xf16>, tensor<4x3xbf16>, tensor<?x?xi32>, tensor<2x2xi64>, tensor<0x3xi8>, tensor<?x1xi32>, tensor<2x3xf32>
 }
 
-// CHECK-LABEL: func.func @binary_logical
+// CHECK-LABEL: func.func @binary_logical(
 // CHECK: %[[A:.*]] = kiln.and %arg0, %arg1 : tensor<4x1xi1>, tensor<5xi1>
 // CHECK: %[[B:.*]] = kiln.or %[[A]], %arg1 : tensor<4x5xi1>, tensor<5xi1>
 // CHECK: %[[C:.*]] = kiln.xor %[[B]], %arg2 : tensor<4x5xi1>, tensor<?x1xi1>
@@ -263,7 +263,7 @@ func.func @binary_logical(%a: tensor<4x1xi1>, %b: tensor<5xi1>, %c: tensor<?x1xi
 }
 
 // compare gives i1 of the broadcast shape, for every element type.
-// CHECK-LABEL: func.func @compare
+// CHECK-LABEL: func.func @compare(
 // CHECK: %[[EQ:.*]] = kiln.compare eq, %arg0, %arg1 : tensor<4xf32>, tensor<4xf32>
 // CHECK: %[[NE:.*]] = kiln.compare ne, %arg2, %arg3 : tensor<2x1xi64>, tensor<3xi64>
 // CHECK: %[[LT:.*]] = kiln.compare lt, %arg4, %arg4 : tensor<?xf16>, tensor<?xf16>
@@ -286,7 +286,7 @@ func.func @compare(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<2x1xi64>, %d
 }
 
 // All three operands of select broadcast together.
-// CHECK-LABEL: func.func @select
+// CHECK-LABEL: func.func @select(
 // CHECK: %[[A:.*]] = kiln.select %arg0, %arg1, %arg2 : tensor<4xi1>, tensor<4xf32>, tensor<f32>
 // CHECK: %[[B:.*]] = kiln.select %arg3, %arg4, %arg5 : tensor<2x1x1xi1>, tensor<3x1xi64>, tensor<?xi64>
 // CHECK: %[[C:.*]] = kiln.select %arg0, %arg0, %arg0 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
@@ -303,7 +303,7 @@ func.func @select(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<f32>, %c2: ten
 // Contractions and windows
 //===----------------------------------------------------------------------===//
 
-// CHECK-LABEL: func.func @matmul_2d
+// CHECK-LABEL: func.func @matmul_2d(
 // CHECK: %[[M:.*]] = kiln.matmul %arg0, %arg1 : tensor<128x64xf32>, tensor<64x256xf32>
 // CHECK: return %[[M]] : tensor<128x256xf32>
 func.func @matmul_2d(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>) -> tensor<128x256xf32> {
@@ -312,7 +312,7 @@ func.func @matmul_2d(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>) -> tensor<1
 }
 
 // Batch dims broadcast.
-// CHECK-LABEL: func.func @matmul_batched
+// CHECK-LABEL: func.func @matmul_batched(
 // CHECK: %[[A:.*]] = kiln.matmul %arg0, %arg1 : tensor<8x128x64xf16>, tensor<64x256xf16>
 // CHECK: %[[B:.*]] = kiln.matmul %arg2, %arg3 : tensor<2x1x4x5xbf16>, tensor<3x5x6xbf16>
 // CHECK: %[[C:.*]] = kiln.matmul %arg4, %arg5 : tensor<?x?x16xf32>, tensor<?x16x?xf32>
@@ -327,7 +327,7 @@ func.func @matmul_batched(%a: tensor<8x128x64xf16>, %b: tensor<64x256xf16>, %c: 
 }
 
 // Rank-1 operands are promoted and the added dimension removed again.
-// CHECK-LABEL: func.func @matmul_vectors
+// CHECK-LABEL: func.func @matmul_vectors(
 // CHECK: %[[VM:.*]] = kiln.matmul %arg0, %arg1 : tensor<5xf32>, tensor<5x7xf32>
 // CHECK: %[[MV:.*]] = kiln.matmul %arg1, %arg2 : tensor<5x7xf32>, tensor<7xf32>
 // CHECK: %[[VV:.*]] = kiln.matmul %arg0, %arg0 : tensor<5xf32>, tensor<5xf32>
@@ -345,7 +345,7 @@ func.func @matmul_vectors(%v: tensor<5xf32>, %m: tensor<5x7xf32>, %w: tensor<7xf
   return %0, %1, %2, %3, %4 : tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi8>
 }
 
-// CHECK-LABEL: func.func @conv_1d
+// CHECK-LABEL: func.func @conv_1d(
 // CHECK: %[[A:.*]] = kiln.conv %arg0, %arg1 : tensor<1x3x10xf32>, tensor<4x3x3xf32>
 // CHECK: %[[B:.*]] = kiln.conv %arg0, %arg1, %arg2 {dilations = array<i64: 2>, pads = array<i64: 1, 2>, strides = array<i64: 3>} : tensor<1x3x10xf32>, tensor<4x3x3xf32>, tensor<4xf32>
 // CHECK: return %[[A]], %[[B]] : tensor<1x4x8xf32>, tensor<1x4x3xf32>
@@ -357,7 +357,7 @@ func.func @conv_1d(%x: tensor<1x3x10xf32>, %w: tensor<4x3x3xf32>, %b: tensor<4xf
   return %0, %1 : tensor<1x4x8xf32>, tensor<1x4x3xf32>
 }
 
-// CHECK-LABEL: func.func @conv_2d
+// CHECK-LABEL: func.func @conv_2d(
 // CHECK: %[[A:.*]] = kiln.conv %arg0, %arg1, %arg2 {pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>
 // CHECK: %[[B:.*]] = kiln.conv %arg0, %arg1 {strides = array<i64: 1, 2>} : tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>
 // CHECK: return %[[A]], %[[B]] : tensor<1x64x112x112xf32>, tensor<1x64x218x109xf32>
@@ -370,7 +370,7 @@ func.func @conv_2d(%x: tensor<1x3x224x224xf32>, %w: tensor<64x3x7x7xf32>, %b: te
   return %0, %1 : tensor<1x64x112x112xf32>, tensor<1x64x218x109xf32>
 }
 
-// CHECK-LABEL: func.func @conv_3d
+// CHECK-LABEL: func.func @conv_3d(
 // CHECK: %[[A:.*]] = kiln.conv %arg0, %arg1, %arg2 {pads = array<i64: 1, 1, 1, 1, 1, 1>} : tensor<2x4x8x16x16xf16>, tensor<8x4x3x3x3xf16>, tensor<8xf16>
 // CHECK: return %[[A]] : tensor<2x8x8x16x16xf16>
 func.func @conv_3d(%x: tensor<2x4x8x16x16xf16>, %w: tensor<8x4x3x3x3xf16>, %b: tensor<8xf16>) -> tensor<2x8x8x16x16xf16> {
@@ -380,7 +380,7 @@ func.func @conv_3d(%x: tensor<2x4x8x16x16xf16>, %w: tensor<8x4x3x3x3xf16>, %b: t
 }
 
 // Grouped and depthwise (groups == channels) convolutions.
-// CHECK-LABEL: func.func @conv_groups
+// CHECK-LABEL: func.func @conv_groups(
 // CHECK: %[[G:.*]] = kiln.conv %arg0, %arg1 {groups = 2 : i64} : tensor<1x8x6x6xbf16>, tensor<6x4x3x3xbf16>
 // CHECK: %[[D:.*]] = kiln.conv %arg0, %arg2, %arg3 {groups = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xbf16>, tensor<8x1x3x3xbf16>, tensor<8xbf16>
 // CHECK: return %[[G]], %[[D]] : tensor<1x6x4x4xbf16>, tensor<1x8x6x6xbf16>
@@ -394,7 +394,7 @@ func.func @conv_groups(%x: tensor<1x8x6x6xbf16>, %w: tensor<6x4x3x3xbf16>, %dw: 
 
 // Dynamic input dims give dynamic output dims; the channels come from the
 // filter.
-// CHECK-LABEL: func.func @conv_dynamic
+// CHECK-LABEL: func.func @conv_dynamic(
 // CHECK: %[[A:.*]] = kiln.conv %arg0, %arg1, %arg2 : tensor<?x3x?x32xf32>, tensor<16x3x3x3xf32>, tensor<?xf32>
 // CHECK: %[[B:.*]] = kiln.conv %arg0, %arg3 : tensor<?x3x?x32xf32>, tensor<?x3x5x5xf32>
 // CHECK: return %[[A]], %[[B]] : tensor<?x16x?x30xf32>, tensor<?x?x?x28xf32>
@@ -405,7 +405,7 @@ func.func @conv_dynamic(%x: tensor<?x3x?x32xf32>, %w: tensor<16x3x3x3xf32>, %b: 
   return %0, %1 : tensor<?x16x?x30xf32>, tensor<?x?x?x28xf32>
 }
 
-// CHECK-LABEL: func.func @max_pool
+// CHECK-LABEL: func.func @max_pool(
 // CHECK: %[[A:.*]] = kiln.max_pool %arg0 {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x64x112x112xf32>
 // CHECK: %[[B:.*]] = kiln.max_pool %arg1 {kernel_shape = array<i64: 2>} : tensor<2x4x9xf16>
 // CHECK: %[[C:.*]] = kiln.max_pool %arg1 {ceil_mode = true, kernel_shape = array<i64: 2>, strides = array<i64: 2>} : tensor<2x4x9xf16>
@@ -422,7 +422,7 @@ func.func @max_pool(%x: tensor<1x64x112x112xf32>, %y: tensor<2x4x9xf16>, %z: ten
   return %0, %1, %2, %3 : tensor<1x64x56x56xf32>, tensor<2x4x8xf16>, tensor<2x4x5xf16>, tensor<?x3x?x7x7xbf16>
 }
 
-// CHECK-LABEL: func.func @avg_pool
+// CHECK-LABEL: func.func @avg_pool(
 // CHECK: %[[A:.*]] = kiln.avg_pool %arg0 {kernel_shape = array<i64: 7, 7>} : tensor<1x512x7x7xf32>
 // CHECK: %[[B:.*]] = kiln.avg_pool %arg0 {count_include_pad = true, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x512x7x7xf32>
 // CHECK: %[[C:.*]] = kiln.avg_pool %arg1 {ceil_mode = true, kernel_shape = array<i64: 3>, strides = array<i64: 2>} : tensor<1x2x6xf32>
@@ -441,7 +441,7 @@ func.func @avg_pool(%x: tensor<1x512x7x7xf32>, %y: tensor<1x2x6xf32>) -> (tensor
 //===----------------------------------------------------------------------===//
 
 // keepdims defaults to true; an empty axes list reduces every dimension.
-// CHECK-LABEL: func.func @reduce
+// CHECK-LABEL: func.func @reduce(
 // CHECK: %[[V0:.*]] = kiln.reduce sum %arg0 : tensor<2x8x768xf32>
 // CHECK: %[[V1:.*]] = kiln.reduce mean %arg0 {axes = array<i64: -1>} : tensor<2x8x768xf32>
 // CHECK: %[[V2:.*]] = kiln.reduce max %arg0 {axes = array<i64: 0, 2>, keepdims = false} : tensor<2x8x768xf32>
@@ -472,7 +472,7 @@ func.func @reduce(%x: tensor<2x8x768xf32>, %s: tensor<3xi64>, %d: tensor<?x?x4xf
       tensor<?x1x4xf16>, tensor<?xf16>, tensor<4x1xbf16>, tensor<4xbf16>, tensor<1x2xi8>, tensor<2xi32>
 }
 
-// CHECK-LABEL: func.func @softmax
+// CHECK-LABEL: func.func @softmax(
 // CHECK: %[[A:.*]] = kiln.softmax %arg0 : tensor<2x12x64x64xf32>
 // CHECK: %[[B:.*]] = kiln.softmax %[[A]] {axis = 1 : i64} : tensor<2x12x64x64xf32>
 // CHECK: %[[C:.*]] = kiln.log_softmax %arg1 {axis = 1 : i64} : tensor<?x10xf16>
@@ -486,7 +486,7 @@ func.func @softmax(%x: tensor<2x12x64x64xf32>, %y: tensor<?x10xf16>, %z: tensor<
   return %1, %2, %3 : tensor<2x12x64x64xf32>, tensor<?x10xf16>, tensor<3xbf16>
 }
 
-// CHECK-LABEL: func.func @layer_norm
+// CHECK-LABEL: func.func @layer_norm(
 // CHECK: %[[A:.*]] = kiln.layer_norm %arg0, %arg1, %arg2 {epsilon = 9.99999996E-13 : f32} : tensor<2x128x768xf32>, tensor<768xf32>, tensor<768xf32>
 // CHECK: %[[B:.*]] = kiln.layer_norm %[[A]], %arg3 {axis = 1 : i64} : tensor<2x128x768xf32>, tensor<1x768xf32>
 // CHECK: %[[C:.*]] = kiln.layer_norm %arg4, %arg5 : tensor<?x?x64xf16>, tensor<64xf16>
@@ -500,7 +500,7 @@ func.func @layer_norm(%x: tensor<2x128x768xf32>, %g: tensor<768xf32>, %b: tensor
   return %1, %2 : tensor<2x128x768xf32>, tensor<?x?x64xf16>
 }
 
-// CHECK-LABEL: func.func @batch_norm
+// CHECK-LABEL: func.func @batch_norm(
 // CHECK: %[[A:.*]] = kiln.batch_norm %arg0, %arg1, %arg1, %arg1, %arg1 {epsilon = 1.000000e-03 : f32} : tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
 // CHECK: %[[B:.*]] = kiln.batch_norm %arg2, %arg3, %arg3, %arg3, %arg3 : tensor<?x?xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>
 // CHECK: return %[[A]], %[[B]] : tensor<1x64x56x56xf32>, tensor<?x?xbf16>
@@ -517,7 +517,7 @@ func.func @batch_norm(%x: tensor<1x64x56x56xf32>, %p: tensor<64xf32>, %y: tensor
 // Data movement
 //===----------------------------------------------------------------------===//
 
-// CHECK-LABEL: func.func @reshape
+// CHECK-LABEL: func.func @reshape(
 // CHECK: %[[A:.*]] = kiln.reshape %arg0 {shape = array<i64: 2, 12, 64>} : tensor<2x768xf32>
 // CHECK: %[[B:.*]] = kiln.reshape %arg0 {shape = array<i64: -1, 64>} : tensor<2x768xf32>
 // CHECK: %[[C:.*]] = kiln.reshape %arg1 {shape = array<i64: 4, -1>} : tensor<?x4xi64>
@@ -534,7 +534,7 @@ func.func @reshape(%x: tensor<2x768xf32>, %y: tensor<?x4xi64>, %z: tensor<1x1xi1
   return %0, %1, %2, %3, %4 : tensor<2x12x64xf32>, tensor<?x64xf32>, tensor<4x?xi64>, tensor<i1>, tensor<3x0xi8>
 }
 
-// CHECK-LABEL: func.func @transpose
+// CHECK-LABEL: func.func @transpose(
 // CHECK: %[[A:.*]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x128x12x64xf32>
 // CHECK: %[[B:.*]] = kiln.transpose %arg1 {perm = array<i64: 2, 0, 1>} : tensor<?x3x4xi1>
 // CHECK: %[[C:.*]] = kiln.transpose %arg2 {perm = array<i64>} : tensor<f16>
@@ -548,7 +548,7 @@ func.func @transpose(%x: tensor<2x128x12x64xf32>, %y: tensor<?x3x4xi1>, %z: tens
 
 // A static size refines a `?` outside the axis; a `?` on the axis makes
 // the sum dynamic.
-// CHECK-LABEL: func.func @concat
+// CHECK-LABEL: func.func @concat(
 // CHECK: %[[A:.*]] = kiln.concat %arg0, %arg1 {axis = 1 : i64} : tensor<1x3xf32>, tensor<1x5xf32>
 // CHECK: %[[B:.*]] = kiln.concat %arg2, %arg3, %arg2 {axis = -1 : i64} : tensor<?x2xi64>, tensor<4x?xi64>, tensor<?x2xi64>
 // CHECK: %[[C:.*]] = kiln.concat %arg4 {axis = 0 : i64} : tensor<3xi1>
@@ -563,7 +563,7 @@ func.func @concat(%a: tensor<1x3xf32>, %b: tensor<1x5xf32>, %c: tensor<?x2xi64>,
   return %0, %1, %2, %3 : tensor<1x8xf32>, tensor<4x?xi64>, tensor<3xi1>, tensor<4x?xbf16>
 }
 
-// CHECK-LABEL: func.func @slice
+// CHECK-LABEL: func.func @slice(
 // CHECK: %[[A:.*]] = kiln.slice %arg0 {ends = array<i64: 4, 7>, starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<4x8xf32>
 // CHECK: %[[B:.*]] = kiln.slice %arg0 {ends = array<i64: -1, 0>, starts = array<i64: 3, 7>, steps = array<i64: -1, -3>} : tensor<4x8xf32>
 // CHECK: %[[C:.*]] = kiln.slice %arg1 {ends = array<i64: 5, 2>, starts = array<i64: 1, 2>, steps = array<i64: 2, 1>} : tensor<?x6xi32>
@@ -576,7 +576,7 @@ func.func @slice(%x: tensor<4x8xf32>, %y: tensor<?x6xi32>) -> (tensor<4x3xf32>, 
   return %0, %1, %2 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<?x0xi32>
 }
 
-// CHECK-LABEL: func.func @gather
+// CHECK-LABEL: func.func @gather(
 // CHECK: %[[A:.*]] = kiln.gather %arg0, %arg1 : tensor<30522x768xf32>, tensor<1x128xi64>
 // CHECK: %[[B:.*]] = kiln.gather %arg2, %arg3 {axis = 1 : i64} : tensor<2x5x?xf16>, tensor<i32>
 // CHECK: %[[C:.*]] = kiln.gather %arg2, %arg4 {axis = -1 : i64} : tensor<2x5x?xf16>, tensor<?xi64>
@@ -589,7 +589,7 @@ func.func @gather(%table: tensor<30522x768xf32>, %ids: tensor<1x128xi64>, %d: te
   return %0, %1, %2 : tensor<1x128x768xf32>, tensor<2x?xf16>, tensor<2x5x?xf16>
 }
 
-// CHECK-LABEL: func.func @pad
+// CHECK-LABEL: func.func @pad(
 // CHECK: %[[A:.*]] = kiln.pad %arg0 {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x3x8x8xf32>
 // CHECK: %[[B:.*]] = kiln.pad %arg0 {pads = array<i64: 0, 0, 1, 2, 0, 0, 3, 4>, value = -1.000000e+00 : f64} : tensor<1x3x8x8xf32>
 // CHECK: %[[C:.*]] = kiln.pad %arg0 {mode = 1 : i32, pads = array<i64: 0, 0, 7, 0, 0, 0, 0, 7>} : tensor<1x3x8x8xf32>
@@ -610,7 +610,7 @@ func.func @pad(%x: tensor<1x3x8x8xf32>, %y: tensor<?x1xi64>, %z: tensor<4x4xi1>)
 }
 
 // An empty dimension may be left unpadded in reflect and edge mode.
-// CHECK-LABEL: func.func @pad_empty_dim
+// CHECK-LABEL: func.func @pad_empty_dim(
 // CHECK: %[[A:.*]] = kiln.pad %arg0 {mode = 1 : i32, pads = array<i64: 0, 1, 0, 1>} : tensor<0x8xf32>
 // CHECK: %[[B:.*]] = kiln.pad %arg0 {mode = 2 : i32, pads = array<i64: 0, 3, 0, 0>} : tensor<0x8xf32>
 // CHECK: return %[[A]], %[[B]] : tensor<0x10xf32>, tensor<0x11xf32>
@@ -620,7 +620,7 @@ func.func @pad_empty_dim(%x: tensor<0x8xf32>) -> (tensor<0x10xf32>, tensor<0x11x
   return %0, %1 : tensor<0x10xf32>, tensor<0x11xf32>
 }
 
-// CHECK-LABEL: func.func @broadcast
+// CHECK-LABEL: func.func @broadcast(
 // CHECK: %[[A:.*]] = kiln.broadcast %arg0 {shape = array<i64: 4, 3>} : tensor<3xf32>
 // CHECK: %[[B:.*]] = kiln.broadcast %arg1 {shape = array<i64: 2, -1, 5>} : tensor<?x1xi8>
 // CHECK: %[[C:.*]] = kiln.broadcast %arg2 {shape = array<i64: 2, 2>} : tensor<i1>

@@ -6,7 +6,7 @@
 // with the number of sweeps in the message.
 // CHECK: error: kiln-graph-cleanup did not reach a fixed point in 1 sweeps
 
-// TWO-LABEL: func.func @f
+// TWO-LABEL: func.func @f(
 // TWO-NEXT: return %arg0 : tensor<4xf32>
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.neg %x : tensor<4xf32>
