@@ -167,14 +167,10 @@ LogicalResult convertGelu(NodeContext &ctx) {
   else
     return ctx.error() << "unknown approximate '" << approximate
                        << "' (expected 'none' or 'tanh')";
-  FailureOr<Value> result = ctx.create<GeluOp>(
+  return ctx.setResult(0, ctx.create<GeluOp>(
       ctx.input(0),
       {ctx.named("approximate",
-                 GeluApproximationAttr::get(ctx.getContext(), kind))});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+                 GeluApproximationAttr::get(ctx.getContext(), kind))}));
 }
 
 const ConverterInfo kConverters[] = {

@@ -16,11 +16,7 @@ namespace {
 LogicalResult convertMatMul(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  FailureOr<Value> result = ctx.create<MatmulOp>({ctx.input(0), ctx.input(1)});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<MatmulOp>({ctx.input(0), ctx.input(1)}));
 }
 
 /// Y = alpha * A' * B' + beta * C, with A' and B' optionally transposed.
@@ -138,15 +134,11 @@ LogicalResult convertConv(NodeContext &ctx) {
   llvm::SmallVector<Value> operands{ctx.input(0), ctx.input(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.input(2));
-  FailureOr<Value> result = ctx.create<ConvOp>(
+  return ctx.setResult(0, ctx.create<ConvOp>(
       operands, {ctx.namedInts("strides", strides),
                  ctx.namedInts("dilations", dilations),
                  ctx.namedInts("pads", *pads),
-                 ctx.namedInt("groups", ctx.getInt("group", 1))});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+                 ctx.namedInt("groups", ctx.getInt("group", 1))}));
 }
 
 template <typename PoolOp>
@@ -178,11 +170,7 @@ LogicalResult convertPool(NodeContext &ctx) {
     attrs.push_back(ctx.named(
         "count_include_pad",
         ctx.builder.getBoolAttr(ctx.getInt("count_include_pad", 0))));
-  FailureOr<Value> result = ctx.create<PoolOp>(ctx.input(0), attrs);
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<PoolOp>(ctx.input(0), attrs));
 }
 
 /// GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dim.
@@ -197,11 +185,7 @@ LogicalResult convertGlobalPool(NodeContext &ctx) {
   llvm::SmallVector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
-  FailureOr<Value> result = ctx.reduce(kind, ctx.input(0), axes, true);
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.reduce(kind, ctx.input(0), axes, true));
 }
 
 const ConverterInfo kConverters[] = {

@@ -19,11 +19,7 @@ template <typename OpTy>
 LogicalResult convertUnary(NodeContext &ctx) {
   if (failed(ctx.requireInputs(1)))
     return failure();
-  FailureOr<Value> result = ctx.create<OpTy>(ctx.input(0));
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<OpTy>(ctx.input(0)));
 }
 
 /// The second operand of a binary op in NumPy broadcasting form. Opset 6
@@ -54,11 +50,7 @@ LogicalResult convertBinary(NodeContext &ctx) {
   FailureOr<Value> rhs = legacyBroadcastRhs(ctx, ctx.input(0), ctx.input(1));
   if (failed(rhs))
     return failure();
-  FailureOr<Value> result = ctx.create<OpTy>({ctx.input(0), *rhs});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<OpTy>({ctx.input(0), *rhs}));
 }
 
 template <CompareDirection direction>
@@ -68,11 +60,7 @@ LogicalResult convertCompare(NodeContext &ctx) {
   FailureOr<Value> rhs = legacyBroadcastRhs(ctx, ctx.input(0), ctx.input(1));
   if (failed(rhs))
     return failure();
-  FailureOr<Value> result = ctx.compare(direction, ctx.input(0), *rhs);
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.compare(direction, ctx.input(0), *rhs));
 }
 
 /// Max, Min, Sum, Mean: one or more inputs, folded left to right.
@@ -114,11 +102,7 @@ LogicalResult convertPow(NodeContext &ctx) {
     if (failed(exponent))
       return failure();
   }
-  FailureOr<Value> result = ctx.create<PowOp>({base, *exponent});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<PowOp>({base, *exponent}));
 }
 
 /// Mod with fmod = 1 is C fmod (kiln.rem). With fmod = 0 (integers only)
@@ -153,11 +137,7 @@ LogicalResult convertMod(NodeContext &ctx) {
   FailureOr<Value> corrected = ctx.create<AddOp>({*rem, rhs});
   if (failed(fix) || failed(corrected))
     return failure();
-  FailureOr<Value> result = ctx.create<SelectOp>({*fix, *corrected, *rem});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<SelectOp>({*fix, *corrected, *rem}));
 }
 
 LogicalResult convertWhere(NodeContext &ctx) {
@@ -230,11 +210,7 @@ LogicalResult convertClip(NodeContext &ctx) {
           ctx.named(name, ctx.builder.getF64FloatAttr(bound->front())));
     }
   }
-  FailureOr<Value> result = ctx.create<ClipOp>(ctx.input(0), attrs);
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<ClipOp>(ctx.input(0), attrs));
 }
 
 const ConverterInfo kConverters[] = {

@@ -3,7 +3,6 @@
 #include "compiler/onnx/NodeContext.h"
 
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/Verifier.h"
 
 using namespace mlir;
 
@@ -80,43 +79,50 @@ NodeContext::getFloats(llvm::StringRef name) const {
   return llvm::SmallVector<float>(a->floats().begin(), a->floats().end());
 }
 
-FailureOr<llvm::SmallVector<int64_t>>
-NodeContext::constantInts(unsigned i, llvm::StringRef what) {
+FailureOr<ConstantTensor> NodeContext::constantInput(unsigned i,
+                                                    llvm::StringRef what) {
   Value value = input(i);
-  DenseElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
+  Attribute attr;
+  std::optional<ConstantTensor> constant;
+  if (value && matchPattern(value, m_Constant(&attr)))
+    constant = readConstant(attr);
+  if (!constant)
     return error() << what << " (input #" << i << " '"
                    << (i < numInputs() ? node.input(i) : "")
-                   << "') must be a constant (or fold to one at import); "
-                      "Kiln does not handle a computed "
-                   << what << " yet";
-  if (!llvm::isa<IntegerType>(attr.getElementType()))
+                   << "') must be a constant (or fold to one at import, "
+                      "with at most "
+                   << kMaxFoldElements
+                   << " elements); Kiln does not handle a computed " << what
+                   << " yet";
+  return std::move(*constant);
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+NodeContext::constantInts(unsigned i, llvm::StringRef what) {
+  FailureOr<ConstantTensor> constant = constantInput(i, what);
+  if (failed(constant))
+    return failure();
+  if (constant->isFloat)
     return error() << what << " (input #" << i << ") must be an integer tensor";
-  bool isBool = attr.getElementType().isInteger(1);
+  int64_t count = constant->type.getNumElements();
   llvm::SmallVector<int64_t> result;
-  result.reserve(attr.getNumElements());
-  for (const APInt &v : attr.getValues<APInt>())
-    result.push_back(isBool ? v.getZExtValue() : v.getSExtValue());
+  result.reserve(count);
+  for (int64_t k = 0; k < count; ++k)
+    result.push_back(constant->intAt(k));
   return result;
 }
 
 FailureOr<llvm::SmallVector<double>>
 NodeContext::constantFloats(unsigned i, llvm::StringRef what) {
-  Value value = input(i);
-  DenseElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
-    return error() << what << " (input #" << i
-                   << ") must be a constant (or fold to one at import)";
+  FailureOr<ConstantTensor> constant = constantInput(i, what);
+  if (failed(constant))
+    return failure();
+  int64_t count = constant->type.getNumElements();
   llvm::SmallVector<double> result;
-  if (llvm::isa<FloatType>(attr.getElementType())) {
-    for (const APFloat &v : attr.getValues<APFloat>())
-      result.push_back(v.convertToDouble());
-  } else {
-    bool isBool = attr.getElementType().isInteger(1);
-    for (const APInt &v : attr.getValues<APInt>())
-      result.push_back(isBool ? double(v.getZExtValue())
-                              : double(v.getSExtValue()));
-  }
+  result.reserve(count);
+  for (int64_t k = 0; k < count; ++k)
+    result.push_back(constant->isFloat ? constant->floatAt(k)
+                                       : double(constant->intAt(k)));
   return result;
 }
 
@@ -134,36 +140,12 @@ NodeContext::intsFromAttrOrInput(llvm::StringRef attrName, unsigned inputIndex,
   return std::optional<llvm::SmallVector<int64_t>>(std::move(*values));
 }
 
-FailureOr<Value> NodeContext::buildOp(llvm::StringRef name,
-                                      InferReturnTypesFn infer,
-                                      ValueRange operands,
-                                      llvm::ArrayRef<NamedAttribute> attributes) {
-  MLIRContext *context = getContext();
+LogicalResult NodeContext::checkOperands(llvm::StringRef opName,
+                                         ValueRange operands) {
   for (Value operand : operands)
     if (!operand)
-      return error() << "internal error: a null operand for " << name;
-  DictionaryAttr dictionary = DictionaryAttr::get(context, attributes);
-  llvm::SmallVector<Type> types;
-  // Inference reports its own errors at `loc` (the node's name).
-  if (failed(infer(context, loc, operands, dictionary,
-                   OpaqueProperties(nullptr), RegionRange(), types)))
-    return failure();
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attributes);
-  state.addTypes(types);
-  Operation *op = builder.create(state);
-  // Verify before folding: folders may assume a valid op.
-  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
-    op->erase();
-    return failure();
-  }
-  llvm::SmallVector<Value, 1> folded;
-  if (succeeded(builder.tryFold(op, folded)) && !folded.empty()) {
-    op->erase();
-    return folded.front();
-  }
-  return op->getResult(0);
+      return error() << "internal error: a null operand for " << opName;
+  return success();
 }
 
 Value NodeContext::constant(ElementsAttr value) {

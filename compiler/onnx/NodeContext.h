@@ -14,6 +14,7 @@
 #ifndef KILN_COMPILER_ONNX_NODECONTEXT_H
 #define KILN_COMPILER_ONNX_NODECONTEXT_H
 
+#include "dialects/kiln/ConstantFolding.h"
 #include "dialects/kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,11 +30,6 @@
 #include <string>
 
 namespace mlir::kiln::onnx_import {
-
-/// The signature of the static `inferReturnTypes` every Kiln op has.
-using InferReturnTypesFn = LogicalResult (*)(
-    MLIRContext *, std::optional<Location>, ValueRange, DictionaryAttr,
-    OpaqueProperties, RegionRange, llvm::SmallVectorImpl<Type> &);
 
 class NodeContext {
 public:
@@ -79,6 +75,14 @@ public:
     return i < numOutputs() && !node.output(i).empty();
   }
   void setResult(unsigned i, Value value);
+  /// Sets output `i` from a build that may have failed (its error is
+  /// already reported) and returns the converter's result.
+  LogicalResult setResult(unsigned i, FailureOr<Value> value) {
+    if (failed(value))
+      return failure();
+    setResult(i, *value);
+    return success();
+  }
   /// Fails if any output from `first` on is named: converters that only
   /// compute the main result call this (e.g. Dropout's mask).
   LogicalResult requireUnusedOutputsFrom(unsigned first);
@@ -100,6 +104,10 @@ public:
   // Constant inputs
   //===--------------------------------------------------------------------===//
 
+  /// The values of input `i` when it is (or folded to) a constant small
+  /// enough to fold (ConstantFolding.h); otherwise an error naming the node
+  /// and `what`.
+  FailureOr<ConstantTensor> constantInput(unsigned i, llvm::StringRef what);
   /// The elements of input `i` when it is (or folded to) a constant of an
   /// integer type; otherwise an error naming the node and `what`.
   FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i,
@@ -120,18 +128,15 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Creates a Kiln op with an inferred result type, verifies it and folds
-  /// it when its operands are constant. Type inference and verifier errors
-  /// are reported at the node's location.
+  /// it when its operands are constant (createCheckedOrFold). Type inference
+  /// and verifier errors are reported at the node's location.
   template <typename OpTy>
   FailureOr<Value> create(ValueRange operands,
                           llvm::ArrayRef<NamedAttribute> attributes = {}) {
-    return buildOp(OpTy::getOperationName(), &OpTy::inferReturnTypes,
-                   operands, attributes);
+    if (failed(checkOperands(OpTy::getOperationName(), operands)))
+      return failure();
+    return createCheckedOrFold<OpTy>(builder, loc, operands, attributes);
   }
-
-  FailureOr<Value> buildOp(llvm::StringRef name, InferReturnTypesFn infer,
-                           ValueRange operands,
-                           llvm::ArrayRef<NamedAttribute> attributes);
 
   /// A kiln.constant of `value`.
   Value constant(ElementsAttr value);
@@ -164,6 +169,10 @@ public:
                           llvm::ArrayRef<int64_t> axes, bool keepDims);
 
 private:
+  /// Fails with an internal error if a converter passes a null operand (an
+  /// absent optional input it did not check for).
+  LogicalResult checkOperands(llvm::StringRef opName, ValueRange operands);
+
   llvm::StringMap<Value> &values;
   std::string modelDir;
 };

@@ -21,14 +21,10 @@ LogicalResult convertBatchNorm(NodeContext &ctx) {
     return ctx.error() << "training_mode = 1 is not supported (inference only)";
   if (ctx.opset < 9 && ctx.getInt("spatial", 1) == 0)
     return ctx.error() << "spatial = 0 is not supported";
-  FailureOr<Value> result = ctx.create<BatchNormOp>(
+  return ctx.setResult(0, ctx.create<BatchNormOp>(
       {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)},
       {ctx.named("epsilon",
-                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))}));
 }
 
 LogicalResult convertLayerNorm(NodeContext &ctx) {
@@ -37,15 +33,11 @@ LogicalResult convertLayerNorm(NodeContext &ctx) {
   llvm::SmallVector<Value> operands{ctx.input(0), ctx.input(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.input(2));
-  FailureOr<Value> result = ctx.create<LayerNormOp>(
+  return ctx.setResult(0, ctx.create<LayerNormOp>(
       operands,
       {ctx.namedInt("axis", ctx.getInt("axis", -1)),
        ctx.named("epsilon",
-                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))}));
 }
 
 /// (x - mean) / sqrt(var + epsilon) * scale + bias, statistics over the
@@ -92,11 +84,7 @@ LogicalResult convertInstanceNorm(NodeContext &ctx) {
   FailureOr<Value> scaled = ctx.create<MulOp>({*normalized, *scale});
   if (failed(scaled))
     return failure();
-  FailureOr<Value> result = ctx.create<AddOp>({*scaled, *bias});
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.create<AddOp>({*scaled, *bias}));
 }
 
 template <typename SoftmaxOpTy>
@@ -135,11 +123,7 @@ LogicalResult convertSoftmax(NodeContext &ctx) {
       ctx.create<SoftmaxOpTy>(*flat, {ctx.namedInt("axis", 1)});
   if (failed(result))
     return failure();
-  FailureOr<Value> restored = ctx.reshape(*result, type.getShape());
-  if (failed(restored))
-    return failure();
-  ctx.setResult(0, *restored);
-  return success();
+  return ctx.setResult(0, ctx.reshape(*result, type.getShape()));
 }
 
 const ConverterInfo kConverters[] = {

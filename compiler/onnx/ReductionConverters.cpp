@@ -26,12 +26,8 @@ LogicalResult convertReduce(NodeContext &ctx) {
     ctx.setResult(0, ctx.input(0));
     return success();
   }
-  FailureOr<Value> result = ctx.reduce(kind, ctx.input(0), axisList,
-                                       ctx.getInt("keepdims", 1) != 0);
-  if (failed(result))
-    return failure();
-  ctx.setResult(0, *result);
-  return success();
+  return ctx.setResult(0, ctx.reduce(kind, ctx.input(0), axisList,
+                                       ctx.getInt("keepdims", 1) != 0));
 }
 
 const ConverterInfo kConverters[] = {

@@ -29,14 +29,6 @@ llvm::SmallVector<int64_t> attrShape(RankedTensorType type) {
   return shape;
 }
 
-LogicalResult setOrFail(NodeContext &ctx, FailureOr<Value> result,
-                        unsigned index = 0) {
-  if (failed(result))
-    return failure();
-  ctx.setResult(index, *result);
-  return success();
-}
-
 LogicalResult convertReshape(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
@@ -75,7 +67,7 @@ LogicalResult convertReshape(NodeContext &ctx) {
                          << "a shape with " << known << " known elements";
     shape[inferIndex] = total / known;
   }
-  return setOrFail(ctx, ctx.reshape(ctx.input(0), shape));
+  return ctx.setResult(0, ctx.reshape(ctx.input(0), shape));
 }
 
 LogicalResult convertTranspose(NodeContext &ctx) {
@@ -89,7 +81,7 @@ LogicalResult convertTranspose(NodeContext &ctx) {
     for (int64_t d = rank - 1; d >= 0; --d)
       perm.push_back(d);
   }
-  return setOrFail(ctx, ctx.transpose(ctx.input(0), perm));
+  return ctx.setResult(0, ctx.transpose(ctx.input(0), perm));
 }
 
 LogicalResult convertConcat(NodeContext &ctx) {
@@ -99,7 +91,7 @@ LogicalResult convertConcat(NodeContext &ctx) {
   for (unsigned i = 0; i < ctx.numInputs(); ++i)
     if (ctx.hasInput(i))
       inputs.push_back(ctx.input(i));
-  return setOrFail(ctx, ctx.create<ConcatOp>(
+  return ctx.setResult(0, ctx.create<ConcatOp>(
                             inputs, {ctx.namedInt("axis", ctx.getInt("axis", 0))}));
 }
 
@@ -158,9 +150,8 @@ LogicalResult convertSplit(NodeContext &ctx) {
     if (size < 0 || start + size > dim)
       return ctx.error() << "split sizes exceed dim " << *axis << " (" << dim
                          << ")";
-    if (failed(setOrFail(ctx, sliceAxis(ctx, ctx.input(0), *axis, start,
-                                        start + size),
-                         i)))
+    if (failed(ctx.setResult(
+            i, sliceAxis(ctx, ctx.input(0), *axis, start, start + size))))
       return failure();
     start += size;
   }
@@ -254,7 +245,7 @@ LogicalResult convertSlice(NodeContext &ctx) {
     outEnds[*axis] = end;
     outSteps[*axis] = steps[i];
   }
-  return setOrFail(ctx, ctx.create<SliceOp>(
+  return ctx.setResult(0, ctx.create<SliceOp>(
                             ctx.input(0), {ctx.namedInts("starts", outStarts),
                                            ctx.namedInts("ends", outEnds),
                                            ctx.namedInts("steps", outSteps)}));
@@ -263,7 +254,7 @@ LogicalResult convertSlice(NodeContext &ctx) {
 LogicalResult convertGather(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  return setOrFail(ctx, ctx.create<GatherOp>(
+  return ctx.setResult(0, ctx.create<GatherOp>(
                             {ctx.input(0), ctx.input(1)},
                             {ctx.namedInt("axis", ctx.getInt("axis", 0))}));
 }
@@ -322,12 +313,12 @@ LogicalResult convertPad(NodeContext &ctx) {
   if (int64_t(pads.size()) != 2 * rank)
     return ctx.error() << "pads has " << pads.size() << " entries, expected "
                        << 2 * rank;
-  return setOrFail(
-      ctx, ctx.create<PadOp>(
-               ctx.input(0),
-               {ctx.namedInts("pads", pads),
-                ctx.named("mode", PadModeAttr::get(ctx.getContext(), padMode)),
-                ctx.named("value", ctx.builder.getF64FloatAttr(value))}));
+  return ctx.setResult(
+      0, ctx.create<PadOp>(
+             ctx.input(0),
+             {ctx.namedInts("pads", pads),
+              ctx.named("mode", PadModeAttr::get(ctx.getContext(), padMode)),
+              ctx.named("value", ctx.builder.getF64FloatAttr(value))}));
 }
 
 /// Expand broadcasts both ways: the result shape is the NumPy broadcast of
@@ -355,7 +346,7 @@ LogicalResult convertExpand(NodeContext &ctx) {
     else
       return ctx.error() << "cannot expand dim " << a << " to " << b;
   }
-  return setOrFail(ctx, ctx.create<BroadcastOp>(
+  return ctx.setResult(0, ctx.create<BroadcastOp>(
                             ctx.input(0), {ctx.namedInts("shape", shape)}));
 }
 
@@ -387,7 +378,7 @@ LogicalResult convertTile(NodeContext &ctx) {
   v = ctx.create<BroadcastOp>(*v, {ctx.namedInts("shape", broadcast)});
   if (failed(v))
     return failure();
-  return setOrFail(ctx, ctx.reshape(*v, merged));
+  return ctx.setResult(0, ctx.reshape(*v, merged));
 }
 
 LogicalResult convertSqueeze(NodeContext &ctx) {
@@ -420,7 +411,7 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (!drop[d])
       shape.push_back(in[d]);
-  return setOrFail(ctx, ctx.reshape(ctx.input(0), shape));
+  return ctx.setResult(0, ctx.reshape(ctx.input(0), shape));
 }
 
 LogicalResult convertUnsqueeze(NodeContext &ctx) {
@@ -445,7 +436,7 @@ LogicalResult convertUnsqueeze(NodeContext &ctx) {
   llvm::SmallVector<int64_t> shape, in = attrShape(type);
   for (int64_t d = 0, next = 0; d < outRank; ++d)
     shape.push_back(inserted[d] ? 1 : in[next++]);
-  return setOrFail(ctx, ctx.reshape(ctx.input(0), shape));
+  return ctx.setResult(0, ctx.reshape(ctx.input(0), shape));
 }
 
 LogicalResult convertFlatten(NodeContext &ctx) {
@@ -467,7 +458,7 @@ LogicalResult convertFlatten(NodeContext &ctx) {
     else
       part *= type.getDimSize(d);
   }
-  return setOrFail(ctx, ctx.reshape(ctx.input(0), {outer, inner}));
+  return ctx.setResult(0, ctx.reshape(ctx.input(0), {outer, inner}));
 }
 
 /// DepthToSpace (DCR or CRD) and SpaceToDepth as reshape, transpose,
@@ -510,7 +501,7 @@ LogicalResult convertDepthSpace(NodeContext &ctx) {
   v = ctx.transpose(*v, perm);
   if (failed(v))
     return failure();
-  return setOrFail(ctx, ctx.reshape(*v, last));
+  return ctx.setResult(0, ctx.reshape(*v, last));
 }
 
 LogicalResult convertShape(NodeContext &ctx) {

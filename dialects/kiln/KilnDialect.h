@@ -24,13 +24,15 @@
 #include "dialects/kiln/KilnOps.h.inc"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::kiln {
 
 /// Builds an `OpTy` from operands and attributes with its result types
-/// inferred. Unlike `OpTy::create`, whose generated builders abort the
-/// process when inference fails, this reports the inference error at `loc`
-/// and returns failure: frontends build ops from untrusted model files.
+/// inferred, and verifies it. Unlike `OpTy::create`, whose generated
+/// builders abort the process when inference fails, this reports inference
+/// and verifier errors at `loc` and returns failure (erasing the op):
+/// frontends build ops from untrusted model files.
 template <typename OpTy>
 FailureOr<OpTy> createChecked(OpBuilder &builder, Location loc,
                               ValueRange operands,
@@ -45,7 +47,14 @@ FailureOr<OpTy> createChecked(OpBuilder &builder, Location loc,
           state.getRawProperties(), state.regions, resultTypes)))
     return failure();
   state.addTypes(resultTypes);
-  return llvm::cast<OpTy>(builder.create(state));
+  Operation *op = builder.create(state);
+  // Inference checks shapes; the op's own verifier checks the rest (e.g.
+  // clip bounds, pad modes), and folders may rely on both.
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return failure();
+  }
+  return llvm::cast<OpTy>(op);
 }
 
 /// createChecked, then folds the new op when its operands allow (constant
@@ -61,7 +70,7 @@ FailureOr<Value> createCheckedOrFold(OpBuilder &builder, Location loc,
   SmallVector<Value, 1> folded;
   if (succeeded(builder.tryFold(*op, folded)) && folded.size() == 1) {
     // tryFold materializes folded constants before the op; the op itself
-    // is now dead.
+    // is now dead. (An in-place fold leaves `folded` empty and keeps it.)
     op->erase();
     return folded.front();
   }
