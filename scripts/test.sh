@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and
-# runs every test (lit + FileCheck, GoogleTest, Python-driven end-to-end
-# tests), then prints the count of passed and failed test cases.
+# runs every test (lit + FileCheck and GoogleTest), then prints the count of
+# passed and failed test cases.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$repo_root"
@@ -10,7 +10,7 @@ cd "$repo_root"
 
 start=$(date +%s)
 status=0
-bazel test "${bazel_flags[@]}" --test_env=KILN_PYTHON="$kiln_python" //... || status=$?
+bazel test "${bazel_flags[@]}" //... || status=$?
 echo "test.sh: bazel test finished in $(( $(date +%s) - start )) s (exit $status)"
 
 # Bazel counts targets; count the test cases inside them (one per lit file,

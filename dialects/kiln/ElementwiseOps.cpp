@@ -16,8 +16,6 @@ using namespace mlir::kiln;
 
 namespace {
 
-using FloatFn = std::optional<double> (*)(double);
-
 /// Folds a unary op whose float function is `floatFn` (no integer form).
 OpFoldResult foldFloatUnary(Attribute operand, Type resultType,
                             llvm::function_ref<std::optional<double>(double)> fn) {
