@@ -12,7 +12,9 @@ llvm::ArrayRef<ConverterInfo> allConverters() {
     for (llvm::ArrayRef<ConverterInfo> family :
          {getElementwiseConverters(), getActivationConverters(),
           getContractionConverters(), getNormalizationConverters(),
-          getReductionConverters(), getShapeConverters()})
+          getReductionConverters(), getShapeConverters(),
+          getRecurrentConverters(), getIndexingConverters(),
+          getResamplingConverters()})
       all.insert(all.end(), family.begin(), family.end());
     return all;
   }();

@@ -45,6 +45,9 @@ llvm::ArrayRef<ConverterInfo> getContractionConverters();
 llvm::ArrayRef<ConverterInfo> getNormalizationConverters();
 llvm::ArrayRef<ConverterInfo> getReductionConverters();
 llvm::ArrayRef<ConverterInfo> getShapeConverters();
+llvm::ArrayRef<ConverterInfo> getRecurrentConverters();
+llvm::ArrayRef<ConverterInfo> getIndexingConverters();
+llvm::ArrayRef<ConverterInfo> getResamplingConverters();
 
 } // namespace mlir::kiln::onnx_import
 

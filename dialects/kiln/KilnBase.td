@@ -89,6 +89,49 @@ def Kiln_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::kiln";
 }
 
+def Kiln_RnnDirection : I32EnumAttr<"RnnDirection",
+    "the direction(s) a recurrent op walks the sequence in", [
+      I32EnumAttrCase<"forward", 0>, I32EnumAttrCase<"reverse", 1>,
+      I32EnumAttrCase<"bidirectional", 2>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_ArgReduceKind : I32EnumAttr<"ArgReduceKind",
+    "which extreme arg_reduce looks for", [
+      I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"min", 1>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how a scatter combines an update with the element it lands on", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"add", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"max", 3>,
+      I32EnumAttrCase<"min", 4>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_ResizeMode : I32EnumAttr<"ResizeMode", "resize interpolation", [
+      I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>,
+      I32EnumAttrCase<"cubic", 2>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_ResizeCoordinateMode : I32EnumAttr<"ResizeCoordinateMode",
+    "how resize maps an output coordinate to an input coordinate", [
+      I32EnumAttrCase<"half_pixel", 0>, I32EnumAttrCase<"half_pixel_symmetric", 1>,
+      I32EnumAttrCase<"pytorch_half_pixel", 2>, I32EnumAttrCase<"align_corners", 3>,
+      I32EnumAttrCase<"asymmetric", 4>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_ResizeNearestMode : I32EnumAttr<"ResizeNearestMode",
+    "how nearest-mode resize rounds an input coordinate", [
+      I32EnumAttrCase<"round_prefer_floor", 0>,
+      I32EnumAttrCase<"round_prefer_ceil", 1>,
+      I32EnumAttrCase<"floor", 2>, I32EnumAttrCase<"ceil", 3>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
 //===----------------------------------------------------------------------===//
 // Op base classes
 //===----------------------------------------------------------------------===//

@@ -3,8 +3,9 @@
 // Every Kiln op: its operands, attributes, result, assembly format and the
 // hooks (verifier, type inference, folder, canonicalizer) it implements. The
 // C++ side of each family lives in a file named after the family:
-// ElementwiseOps.cpp, ContractionOps.cpp, NormalizationOps.cpp,
-// ReductionOps.cpp, DataMovementOps.cpp, ConstantOps.cpp.
+// ElementwiseOps.cpp, ContractionOps.cpp, NormalizationOps.cpp (reduce as
+// well), DataMovementOps.cpp, ConstantOps.cpp, RecurrentOps.cpp,
+// IndexingOps.cpp, ResamplingOps.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -638,6 +639,412 @@ def Kiln_BroadcastOp : Kiln_Op<"broadcast", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Kiln_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrent ops (RecurrentOps.cpp)
+//===----------------------------------------------------------------------===//
+
+// The recurrent ops stay whole (they are not unrolled into matmuls and
+// elementwise ops): they are the unit that later passes fuse into one
+// hand-scheduled kernel. Weights keep their ONNX layouts. The sequence is
+// always the leading dimension of `x` and `y` (ONNX layout 0; the frontend
+// transposes layout 1 models around the op).
+class Kiln_RecurrentOp<string mnemonic, string onnxName, int numGates,
+                       string gateOrder, string activationDefaults,
+                       string formulas, dag extraOperands, dag extraAttrs,
+                       dag extraResults, string extraOperandFormat,
+                       string extraTypeFormat, string initialStates,
+                       string exampleExtra>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "a whole " # onnxName # " layer (ONNX " # onnxName # ")";
+  let description = [{
+    Runs }] # onnxName # [{ cells over `x` `[seq, batch, input]` in
+    `direction` (forward, reverse or bidirectional: `num_dir` is 1 or 2).
+    `w` is `[num_dir, }] # numGates # [{*hidden, input]`, `r` is
+    `[num_dir, }] # numGates # [{*hidden, hidden]` and `bias` is
+    `[num_dir, }] # !mul(2, numGates) # [{*hidden]` (input biases, then
+    recurrence biases; the frontend passes zeros when a model has none), all
+    in ONNX layout; the gate blocks are stacked in the order }] # gateOrder #
+    [{. `initial_states` is empty (zero initial states) or holds }] #
+    initialStates # [{, each `[num_dir, batch, hidden]`.
+
+    Per time step (`*` elementwise, `@` matrix product with the transposed
+    weight block):
+
+    ```
+    }] # formulas # [{
+    ```
+
+    `activations` names the functions, }] # activationDefaults # [{ per
+    direction (forward first): one of sigmoid, tanh, relu, affine,
+    leaky_relu, thresholded_relu, scaled_tanh, hard_sigmoid, elu,
+    softsign, softplus. `activation_alpha` and `activation_beta` have one
+    entry per activation (ignored by functions without that parameter).
+    With `clip`, gate pre-activations are clamped to `[-clip, clip]`.
+
+    Results: `y` `[seq, num_dir, batch, hidden]` (every hidden state) and
+    `y_h` `[num_dir, batch, hidden]` (the last one of each direction)}] #
+    exampleExtra;
+  let arguments = !con((ins Kiln_RnnDirection:$direction,
+      Kiln_FloatTensor:$x, Kiln_FloatTensor:$w, Kiln_FloatTensor:$r,
+      Kiln_FloatTensor:$bias), extraOperands,
+      (ins Variadic<Kiln_FloatTensor>:$initial_states,
+      I64Attr:$hidden_size,
+      StrArrayAttr:$activations,
+      DefaultValuedOptionalAttr<DenseF32ArrayAttr, "{}">:$activation_alpha,
+      DefaultValuedOptionalAttr<DenseF32ArrayAttr, "{}">:$activation_beta,
+      OptionalAttr<F32Attr>:$clip), extraAttrs);
+  let results = !con((outs Kiln_FloatTensor:$y, Kiln_FloatTensor:$y_h),
+                     extraResults);
+  let assemblyFormat = [{
+    $direction $x `,` $w `,` $r `,` $bias }] # extraOperandFormat # [{
+    (`initial` `(` $initial_states^ `:` type($initial_states) `)`)?
+    attr-dict `:` type($x) `,` type($w) `,` type($r) `,` type($bias)
+  }] # extraTypeFormat;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// 1, or 2 for a bidirectional op.
+    int64_t getNumDirections() {
+      return getDirection() == ::mlir::kiln::RnnDirection::bidirectional ? 2 : 1;
+    }
+  }];
+}
+
+def Kiln_LstmOp : Kiln_RecurrentOp<"lstm", "LSTM", 4,
+    "i (input), o (output), f (forget), c (cell): `iofc`",
+    "three (f, g, h; default sigmoid, tanh, tanh)",
+    [{i = f(x@Wi + h@Ri + Wbi + Rbi + Pi * c)
+    f = f(x@Wf + h@Rf + Wbf + Rbf + Pf * c)   (input_forget: f = 1 - i)
+    c' = g(x@Wc + h@Rc + Wbc + Rbc)
+    C = f * c + i * c'
+    o = f(x@Wo + h@Ro + Wbo + Rbo + Po * C)
+    H = o * h(C)}],
+    (ins Kiln_FloatTensor:$peepholes),
+    (ins DefaultValuedAttr<BoolAttr, "false">:$input_forget),
+    (outs Kiln_FloatTensor:$y_c),
+    "`,` $peepholes", "`,` type($peepholes)",
+    "two tensors, `initial_h` then `initial_c`",
+    [{, and `y_c` `[num_dir, batch, hidden]` (the last cell state).
+    `peepholes` is `[num_dir, 3*hidden]` (`Pi`, `Po`, `Pf`; zeros when a
+    model has none).
+
+    Example:
+
+    ```mlir
+    %y, %y_h, %y_c = kiln.lstm bidirectional %x, %w, %r, %b, %p
+        {activations = ["sigmoid", "tanh", "tanh", "sigmoid", "tanh", "tanh"],
+         hidden_size = 8 : i64}
+        : tensor<5x3x4xf32>, tensor<2x32x4xf32>, tensor<2x32x8xf32>,
+          tensor<2x64xf32>, tensor<2x24xf32>
+    // %y : tensor<5x2x3x8xf32>, %y_h and %y_c : tensor<2x3x8xf32>
+    ```
+  }]>;
+
+def Kiln_GruOp : Kiln_RecurrentOp<"gru", "GRU", 3,
+    "z (update), r (reset), h (hidden): `zrh`",
+    "two (f, g; default sigmoid, tanh)",
+    [{z = f(x@Wz + h@Rz + Wbz + Rbz)
+    r = f(x@Wr + h@Rr + Wbr + Rbr)
+    h' = g(x@Wh + (r * h)@Rh + Rbh + Wbh)      (linear_before_reset = false)
+    h' = g(x@Wh + r * (h@Rh + Rbh) + Wbh)      (linear_before_reset = true)
+    H = (1 - z) * h' + z * h}],
+    (ins), (ins DefaultValuedAttr<BoolAttr, "false">:$linear_before_reset),
+    (outs), "", "", "one tensor, `initial_h`",
+    [{.
+
+    Example:
+
+    ```mlir
+    %y, %y_h = kiln.gru forward %x, %w, %r, %b
+        {activations = ["sigmoid", "tanh"], hidden_size = 8 : i64}
+        : tensor<5x3x4xf32>, tensor<1x24x4xf32>, tensor<1x24x8xf32>,
+          tensor<1x48xf32>
+    // %y : tensor<5x1x3x8xf32>, %y_h : tensor<1x3x8xf32>
+    ```
+  }]>;
+
+def Kiln_RnnOp : Kiln_RecurrentOp<"rnn", "RNN", 1,
+    "i (the single gate)",
+    "one (f; default tanh)",
+    [{H = f(x@Wi + h@Ri + Wbi + Rbi)}],
+    (ins), (ins), (outs), "", "", "one tensor, `initial_h`",
+    [{.
+
+    Example:
+
+    ```mlir
+    %y, %y_h = kiln.rnn reverse %x, %w, %r, %b initial(%h0 : tensor<1x3x8xf32>)
+        {activations = ["tanh"], hidden_size = 8 : i64}
+        : tensor<5x3x4xf32>, tensor<1x8x4xf32>, tensor<1x8x8xf32>,
+          tensor<1x16xf32>
+    ```
+  }]>;
+
+//===----------------------------------------------------------------------===//
+// Indexing ops (IndexingOps.cpp)
+//===----------------------------------------------------------------------===//
+
+def Kiln_ArgReduceOp : Kiln_Op<"arg_reduce", [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the largest or smallest element along an axis";
+  let description = [{
+    Returns, as i64, the index along `axis` (negative counts from the back)
+    of the maximum (`kind = max`) or minimum (`kind = min`) element of
+    `input`. Ties give the first index, or the last one with
+    `select_last_index`. With `keepdims` the reduced dimension stays as
+    size 1, otherwise it is removed (ONNX ArgMax / ArgMin). Constant inputs
+    are folded.
+
+    Example:
+
+    ```mlir
+    %i = kiln.arg_reduce max %x {axis = 1 : i64, keepdims = false}
+         : tensor<4x10xf32>
+    // %i : tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_ArgReduceKind:$kind, Kiln_NumericTensor:$input,
+      I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+      DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$output);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_TopKOp : Kiln_Op<"top_k", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the k largest or smallest elements along an axis";
+  let description = [{
+    Returns the `k` largest (`largest`, the default) or smallest elements
+    of `input` along `axis` (negative counts from the back) and their i64
+    indices, as ONNX TopK: `values` and `indices` are `input`'s shape with
+    dimension `axis` replaced by `k`. With `sorted` they come in order
+    (descending for largest); equal values keep the lower index first.
+
+    Example:
+
+    ```mlir
+    %v, %i = kiln.top_k %x {k = 3 : i64, axis = -1 : i64} : tensor<2x10xf32>
+    // %v : tensor<2x3xf32>, %i : tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$k,
+      DefaultValuedAttr<I64Attr, "-1">:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$largest,
+      DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Kiln_NumericTensor:$values,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Kiln_CumSumOp : Kiln_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "cumulative sum along an axis";
+  let description = [{
+    Element `j` along `axis` (negative counts from the back) is the sum of
+    the elements `0..j` of `input` (ONNX CumSum). With `exclusive` the
+    element itself is left out (the first sum is 0); with `reverse` the sums
+    run from the end of the axis. Constant inputs are folded.
+
+    Example:
+
+    ```mlir
+    %y = kiln.cumsum %x {axis = 1 : i64, exclusive = true} : tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+      DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_GatherElementsOp : Kiln_Op<"gather_elements",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "picks elements along one axis by index (ONNX GatherElements)";
+  let description = [{
+    `indices` has the rank of `data`; the result has the shape of `indices`
+    and, for `a = axis`, element `(i0, .., ia, .., in)` is
+    `data(i0, .., indices(i0, .., in), .., in)`. Negative indices count from
+    the back of the axis. Along the other dimensions `indices` may be
+    smaller than `data`, not larger.
+
+    Example:
+
+    ```mlir
+    %y = kiln.gather_elements %x, %i {axis = 1 : i64}
+         : tensor<3x4xf32>, tensor<3x2xi64>
+    // %y : tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices)";
+}
+
+def Kiln_GatherNdOp : Kiln_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "picks slices by multi-dimensional index (ONNX GatherND)";
+  let description = [{
+    The last dimension of `indices` (size `q`, static) holds coordinates
+    into `data` after its first `batch_dims` dimensions, which `data` and
+    `indices` share. The result has shape
+    `indices.shape[:-1] + data.shape[batch_dims + q:]`: every index tuple
+    picks one slice. Negative coordinates count from the back.
+
+    Example:
+
+    ```mlir
+    %y = kiln.gather_nd %x, %i {batch_dims = 1 : i64}
+         : tensor<2x3x4xf32>, tensor<2x5x1xi64>
+    // %y : tensor<2x5x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices)";
+}
+
+def Kiln_ScatterNdOp : Kiln_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
+  let summary = "writes slices at multi-dimensional indices (ONNX ScatterND)";
+  let description = [{
+    A copy of `data` in which, for each index tuple of `indices` (last
+    dimension of static size `q`), the slice of `data` it addresses is
+    replaced by (`reduction = none`) or combined with (add, mul, max, min)
+    the matching slice of `updates`, whose shape is
+    `indices.shape[:-1] + data.shape[q:]`. With `none`, duplicate indices
+    leave the result unspecified, as in ONNX.
+
+    Example:
+
+    ```mlir
+    %y = kiln.scatter_nd add %x, %i, %u
+         : tensor<4x5xf32>, tensor<2x1xi64>, tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ScatterReduction:$reduction, Kiln_Tensor:$data,
+                       Kiln_IndexTensor:$indices, Kiln_Tensor:$updates);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `,` $indices `,` $updates attr-dict `:`
+    type($data) `,` type($indices) `,` type($updates)
+  }];
+}
+
+def Kiln_ScatterElementsOp : Kiln_Op<"scatter_elements",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "writes elements along one axis by index (ONNX ScatterElements)";
+  let description = [{
+    The inverse of `gather_elements`: a copy of `data` in which, for every
+    position `p` of `indices` (and of `updates`, which has the same shape),
+    the element of `data` at `p` with coordinate `axis` replaced by
+    `indices(p)` is replaced by (`reduction = none`) or combined with (add,
+    mul, max, min) `updates(p)`. Negative indices count from the back.
+
+    Example:
+
+    ```mlir
+    %y = kiln.scatter_elements none %x, %i, %u {axis = 1 : i64}
+         : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ScatterReduction:$reduction, Kiln_Tensor:$data,
+                       Kiln_IndexTensor:$indices, Kiln_Tensor:$updates,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `,` $indices `,` $updates attr-dict `:`
+    type($data) `,` type($indices) `,` type($updates)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling ops (ResamplingOps.cpp)
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConvTransposeOp : Kiln_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-D transposed convolution (ONNX ConvTranspose)";
+  let description = [{
+    The gradient of `conv` with respect to its input: `input`
+    `[N, C, D1..Dn]` and `filter` `[C, M/groups, K1..Kn]` (ONNX layout) give
+    `[N, M, O1..On]` with
+    `O = stride * (D - 1) + output_padding + dilation * (K - 1) + 1
+         - begin - end`,
+    plus `bias` `[M]` when present. `strides`, `dilations` and
+    `output_padding` have n entries (default 1, 1, 0), `pads` 2n entries
+    `[begin_1..begin_n, end_1..end_n]` (default 0); the frontend resolves
+    ONNX's `output_shape` and `auto_pad` into `pads`.
+
+    Example:
+
+    ```mlir
+    %y = kiln.conv_transpose %x, %w {strides = array<i64: 2, 2>,
+                                     pads = array<i64: 1, 1, 1, 1>,
+                                     output_padding = array<i64: 1, 1>}
+         : tensor<1x16x8x8xf32>, tensor<16x8x3x3xf32>
+    // %y : tensor<1x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$filter,
+      Optional<Kiln_FloatTensor>:$bias,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$output_padding,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:`
+    type($input) `,` type($filter) (`,` type($bias)^)?
+  }];
+}
+
+def Kiln_ResizeOp : Kiln_Op<"resize", [Pure, InferTypeOpAdaptor]> {
+  let summary = "resamples a tensor to a new shape (ONNX Resize, Upsample)";
+  let description = [{
+    Resamples every dimension of `input` to the sizes in `sizes` (which is
+    the result shape; -1 is a dynamic dimension). Output coordinate `x` of a
+    dimension maps to an input coordinate by `coordinate_transformation_mode`
+    with `scale` = `scales[d]` when given (the frontend keeps the scales a
+    model states, since they differ from `out / in` after rounding), else
+    `out / in`:
+
+    ```
+    half_pixel:           (x + 0.5) / scale - 0.5
+    half_pixel_symmetric: half_pixel shifted to keep the centre fixed
+    pytorch_half_pixel:   half_pixel, or 0 when the output size is 1
+    align_corners:        x * (in - 1) / (out - 1)
+    asymmetric:           x / scale
+    ```
+
+    `mode` interpolates: `nearest` rounds the coordinate by `nearest_mode`,
+    `linear` and `cubic` (with `cubic_coeff_a`, and with `exclude_outside`
+    dropping taps outside the input and renormalizing) interpolate along
+    each resized dimension. `extrapolation_value` is kept for the
+    frontend's tf_crop_and_resize, which Kiln does not support yet.
+
+    Example:
+
+    ```mlir
+    %y = kiln.resize linear %x {sizes = array<i64: 1, 3, 16, 16>,
+                                scales = array<f32: 1.0, 1.0, 2.0, 2.0>}
+         : tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ResizeMode:$mode, Kiln_NumericTensor:$input,
+      DenseI64ArrayAttr:$sizes,
+      OptionalAttr<DenseF32ArrayAttr>:$scales,
+      DefaultValuedAttr<Kiln_ResizeCoordinateMode,
+          "::mlir::kiln::ResizeCoordinateMode::half_pixel">:$coordinate_transformation_mode,
+      DefaultValuedAttr<Kiln_ResizeNearestMode,
+          "::mlir::kiln::ResizeNearestMode::round_prefer_floor">:$nearest_mode,
+      DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
+      DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+      DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$mode $input attr-dict `:` type($input)";
 }
 
 #endif // KILN_OPS_TD

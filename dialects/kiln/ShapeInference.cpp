@@ -739,4 +739,282 @@ ShapeOrError reshape(ArrayRef<int64_t> input, ArrayRef<int64_t> newShape) {
   return ShapeOrError::success(std::move(result));
 }
 
+
+//===----------------------------------------------------------------------===//
+// Recurrent, indexing and resampling ops
+//===----------------------------------------------------------------------===//
+
+ShapeOrError matchShape(llvm::StringRef what, ArrayRef<int64_t> actual,
+                        ArrayRef<int64_t> expected) {
+  auto mismatch = [&] {
+    return ShapeOrError::failure(what.str() + " shape " + formatShape(actual) +
+                                 " does not match the expected " +
+                                 formatShape(expected));
+  };
+  if (actual.size() != expected.size())
+    return mismatch();
+  Shape result;
+  for (size_t d = 0; d < actual.size(); ++d) {
+    if (!isDynamic(actual[d]) && !isDynamic(expected[d]) &&
+        actual[d] != expected[d])
+      return mismatch();
+    result.push_back(isDynamic(expected[d]) ? actual[d] : expected[d]);
+  }
+  return ShapeOrError::success(std::move(result));
+}
+
+ShapeOrError recurrent(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                       ArrayRef<int64_t> r, int64_t numDirections,
+                       int64_t hiddenSize, int64_t numGates) {
+  if (hiddenSize < 1)
+    return ShapeOrError::failure("hidden_size (" + str(hiddenSize) +
+                                 ") must be at least 1");
+  // The bias holds twice the gate rows; keep both representable.
+  int64_t gateRows, biasRows;
+  if (llvm::MulOverflow(hiddenSize, numGates, gateRows) ||
+      llvm::MulOverflow(gateRows, int64_t(2), biasRows))
+    return ShapeOrError::failure("hidden_size (" + str(hiddenSize) +
+                                 ") is too large");
+  if (x.size() != 3)
+    return ShapeOrError::failure("x " + formatShape(x) +
+                                 " must have rank 3 [seq, batch, input]");
+  // The weights' leading dim must be numDirections; their rows hold the
+  // gate blocks.
+  ShapeOrError wMatch =
+      matchShape("w", w, {numDirections, gateRows, x[2]});
+  if (!wMatch.ok())
+    return ShapeOrError::failure(
+        wMatch.error + " [num_directions, " + str(numGates) +
+        " * hidden_size, input size]");
+  ShapeOrError rMatch =
+      matchShape("r", r, {numDirections, gateRows, hiddenSize});
+  if (!rMatch.ok())
+    return ShapeOrError::failure(
+        rMatch.error + " [num_directions, " + str(numGates) +
+        " * hidden_size, hidden_size]");
+  return ShapeOrError::success({x[0], numDirections, x[1], hiddenSize});
+}
+
+ShapeOrError topK(ArrayRef<int64_t> input, int64_t k, int64_t axis) {
+  std::optional<int64_t> normalized =
+      normalizeAxis(axis, static_cast<int64_t>(input.size()));
+  if (!normalized)
+    return ShapeOrError::failure("axis " + str(axis) +
+                                 " is out of range for input " +
+                                 formatShape(input) + " of rank " +
+                                 str(input.size()));
+  if (k < 0)
+    return ShapeOrError::failure("k (" + str(k) + ") must be non-negative");
+  if (!isDynamic(input[*normalized]) && k > input[*normalized])
+    return ShapeOrError::failure("k (" + str(k) + ") exceeds dimension " +
+                                 str(*normalized) + " (" +
+                                 str(input[*normalized]) + ") of input " +
+                                 formatShape(input));
+  Shape result(input.begin(), input.end());
+  result[*normalized] = k;
+  return ShapeOrError::success(std::move(result));
+}
+
+ShapeOrError gatherElements(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                            int64_t axis) {
+  std::optional<int64_t> normalized =
+      normalizeAxis(axis, static_cast<int64_t>(data.size()));
+  if (!normalized)
+    return ShapeOrError::failure("axis " + str(axis) +
+                                 " is out of range for data " +
+                                 formatShape(data) + " of rank " +
+                                 str(data.size()));
+  if (indices.size() != data.size())
+    return ShapeOrError::failure("indices " + formatShape(indices) +
+                                 " must have the rank of data " +
+                                 formatShape(data));
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != *normalized && !isDynamic(data[d]) &&
+        !isDynamic(indices[d]) && indices[d] > data[d])
+      return ShapeOrError::failure(
+          "indices " + formatShape(indices) + " dimension " + str(d) + " (" +
+          str(indices[d]) + ") exceeds data " + formatShape(data) +
+          " dimension " + str(d) + " (" + str(data[d]) + ")");
+  return ShapeOrError::success(Shape(indices.begin(), indices.end()));
+}
+
+namespace {
+
+// The shared checks of GatherND and ScatterND: indices' last dim (the
+// index tuple length q) is static, >= 1, and fits after the batch dims.
+std::string checkIndexTuples(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                             int64_t batchDims) {
+  int64_t dataRank = static_cast<int64_t>(data.size());
+  int64_t indexRank = static_cast<int64_t>(indices.size());
+  if (batchDims < 0 || batchDims >= std::min(dataRank, indexRank))
+    return "batch_dims (" + str(batchDims) +
+           ") must be non-negative and smaller than the ranks of data " +
+           formatShape(data) + " and indices " + formatShape(indices);
+  int64_t q = indices.back();
+  if (isDynamic(q))
+    return "the last dimension of indices " + formatShape(indices) +
+           " (the index tuple length) must be static";
+  if (q < 1 || q > dataRank - batchDims)
+    return "the index tuple length " + str(q) + " (last dimension of indices " +
+           formatShape(indices) + ") must be in [1, " +
+           str(dataRank - batchDims) + "] for data " + formatShape(data) +
+           " with batch_dims " + str(batchDims);
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (!isDynamic(data[d]) && !isDynamic(indices[d]) && data[d] != indices[d])
+      return "batch dimension " + str(d) + " differs between data " +
+             formatShape(data) + " and indices " + formatShape(indices);
+  return "";
+}
+
+} // namespace
+
+ShapeOrError gatherNd(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                      int64_t batchDims) {
+  std::string err = checkIndexTuples(data, indices, batchDims);
+  if (!err.empty())
+    return ShapeOrError::failure(std::move(err));
+  Shape result(indices.begin(), indices.end() - 1);
+  result.append(data.begin() + batchDims + indices.back(), data.end());
+  return ShapeOrError::success(std::move(result));
+}
+
+ShapeOrError scatterNd(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                       ArrayRef<int64_t> updates) {
+  std::string err = checkIndexTuples(data, indices, /*batchDims=*/0);
+  if (!err.empty())
+    return ShapeOrError::failure(std::move(err));
+  Shape expected(indices.begin(), indices.end() - 1);
+  expected.append(data.begin() + indices.back(), data.end());
+  ShapeOrError match = matchShape("updates", updates, expected);
+  if (!match.ok())
+    return ShapeOrError::failure(match.error + " (indices " +
+                                 formatShape(indices) + "[:-1] + data " +
+                                 formatShape(data) + "[" +
+                                 str(indices.back()) + ":])");
+  return ShapeOrError::success(Shape(data.begin(), data.end()));
+}
+
+ShapeOrError scatterElements(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                             ArrayRef<int64_t> updates, int64_t axis) {
+  ShapeOrError gathered = gatherElements(data, indices, axis);
+  if (!gathered.ok())
+    return gathered;
+  ShapeOrError match = matchShape("updates", updates, indices);
+  if (!match.ok())
+    return ShapeOrError::failure(match.error + " (the shape of indices)");
+  return ShapeOrError::success(Shape(data.begin(), data.end()));
+}
+
+ShapeOrError convTranspose(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
+                           ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                           ArrayRef<int64_t> outputPadding, int64_t groups) {
+  if (input.size() < 3)
+    return ShapeOrError::failure(
+        "input " + formatShape(input) +
+        " must have rank >= 3 (batch, channels and at least one spatial "
+        "dimension), got rank " +
+        str(input.size()));
+  if (filter.size() != input.size())
+    return ShapeOrError::failure(
+        "filter " + formatShape(filter) + " must have the same rank as input " +
+        formatShape(input) + ": " + str(filter.size()) + " vs " +
+        str(input.size()));
+  if (groups < 1)
+    return ShapeOrError::failure("groups (" + str(groups) +
+                                 ") must be at least 1");
+  size_t n = input.size() - 2;
+  auto lengthError = [&](const char *name, ArrayRef<int64_t> values,
+                         size_t expected) {
+    return ShapeOrError::failure(
+        std::string(name) + " must have " + str(expected) +
+        " entries for input " + formatShape(input) + ", got " +
+        str(values.size()));
+  };
+  if (strides.size() != n)
+    return lengthError("strides", strides, n);
+  if (dilations.size() != n)
+    return lengthError("dilations", dilations, n);
+  if (outputPadding.size() != n)
+    return lengthError("output_padding", outputPadding, n);
+  if (pads.size() != 2 * n)
+    return lengthError("pads", pads, 2 * n);
+  if (!isDynamic(input[1]) && !isDynamic(filter[0]) && input[1] != filter[0])
+    return ShapeOrError::failure(
+        "input channel count " + str(input[1]) + " (dimension 1 of input " +
+        formatShape(input) + ") does not equal dimension 0 (" +
+        str(filter[0]) + ") of filter " + formatShape(filter));
+  if (!isDynamic(filter[0]) && filter[0] % groups != 0)
+    return ShapeOrError::failure("filter dimension 0 (" + str(filter[0]) +
+                                 ") is not divisible by groups (" +
+                                 str(groups) + ")");
+  int64_t outChannels = kDynamic;
+  if (!isDynamic(filter[1]) &&
+      llvm::MulOverflow(filter[1], groups, outChannels))
+    return ShapeOrError::failure("output channel count overflows");
+  Shape result = {input[0], outChannels};
+  for (size_t i = 0; i < n; ++i) {
+    if (strides[i] < 1 || dilations[i] < 1)
+      return ShapeOrError::failure(
+          "strides and dilations must be at least 1, got strides " +
+          formatList(strides) + " and dilations " + formatList(dilations));
+    if (pads[i] < 0 || pads[n + i] < 0)
+      return ShapeOrError::failure("pads " + formatList(pads) +
+                                   " must be non-negative");
+    if (outputPadding[i] < 0 ||
+        (outputPadding[i] >= strides[i] && outputPadding[i] >= dilations[i]))
+      return ShapeOrError::failure(
+          "output_padding entry " + str(i) + " (" + str(outputPadding[i]) +
+          ") must be non-negative and smaller than the stride (" +
+          str(strides[i]) + ") or the dilation (" + str(dilations[i]) + ")");
+    int64_t in = input[2 + i], k = filter[2 + i];
+    if (!isDynamic(k) && k < 1)
+      return ShapeOrError::failure("filter " + formatShape(filter) +
+                                   " dimension " + str(2 + i) +
+                                   " must be at least 1");
+    if (isDynamic(in) || isDynamic(k)) {
+      result.push_back(kDynamic);
+      continue;
+    }
+    // stride * (in - 1) + outputPadding + dilation * (k - 1) + 1 - pads,
+    // overflow-checked.
+    int64_t a, b, out;
+    if (in < 1 || llvm::MulOverflow(strides[i], in - 1, a) ||
+        llvm::MulOverflow(dilations[i], k - 1, b) ||
+        llvm::AddOverflow(a, b, out) ||
+        llvm::AddOverflow(out, outputPadding[i] + 1, out) ||
+        llvm::SubOverflow(out, pads[i], out) ||
+        llvm::SubOverflow(out, pads[n + i], out) || out < 1)
+      return ShapeOrError::failure(
+          "spatial dimension " + str(2 + i) + " of input " +
+          formatShape(input) + " gives no output with filter size " + str(k) +
+          ", stride " + str(strides[i]) + ", dilation " + str(dilations[i]) +
+          ", pads " + str(pads[i]) + " and " + str(pads[n + i]) +
+          ", output_padding " + str(outputPadding[i]));
+    result.push_back(out);
+  }
+  return ShapeOrError::success(std::move(result));
+}
+
+ShapeOrError resize(ArrayRef<int64_t> input, ArrayRef<int64_t> sizes) {
+  if (sizes.size() != input.size())
+    return ShapeOrError::failure("sizes " + formatList(sizes) +
+                                 " must have one entry per dimension of input " +
+                                 formatShape(input));
+  Shape result;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < -1)
+      return ShapeOrError::failure(
+          "sizes entry " + str(d) + " (" + str(sizes[d]) +
+          ") is invalid (sizes are >= 0, or -1 for dynamic)");
+    // Resampling an empty dimension to a non-empty one has no input to read.
+    if (input[d] == 0 && sizes[d] > 0)
+      return ShapeOrError::failure("cannot resize empty dimension " + str(d) +
+                                   " of input " + formatShape(input) +
+                                   " to size " + str(sizes[d]));
+    result.push_back(sizes[d] == -1 ? kDynamic : sizes[d]);
+  }
+  return ShapeOrError::success(std::move(result));
+}
+
 } // namespace mlir::kiln::shape

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <limits>
@@ -148,6 +149,65 @@ ShapeOrError pad(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> pads);
 /// entries of a partially dynamic one.
 ShapeOrError reshape(llvm::ArrayRef<int64_t> input,
                      llvm::ArrayRef<int64_t> newShape);
+
+/// Checks that `actual` (the shape of the operand named `what`) matches
+/// `expected` dim by dim, where kDynamic on either side matches anything;
+/// the result is `expected` refined by the static dims of `actual`.
+ShapeOrError matchShape(llvm::StringRef what, llvm::ArrayRef<int64_t> actual,
+                        llvm::ArrayRef<int64_t> expected);
+
+/// A recurrent layer (LSTM: numGates 4, GRU: 3, RNN: 1) in ONNX layout 0:
+/// x [seq, batch, input], w [numDirections, numGates * hidden, input],
+/// r [numDirections, numGates * hidden, hidden]. Result: the all-steps
+/// output [seq, numDirections, batch, hidden].
+ShapeOrError recurrent(llvm::ArrayRef<int64_t> x, llvm::ArrayRef<int64_t> w,
+                       llvm::ArrayRef<int64_t> r, int64_t numDirections,
+                       int64_t hiddenSize, int64_t numGates);
+
+/// ONNX TopK: `input` with dim `axis` (may be negative) replaced by k;
+/// k >= 0 and, where the dim is static, k <= dim.
+ShapeOrError topK(llvm::ArrayRef<int64_t> input, int64_t k, int64_t axis);
+
+/// ONNX GatherElements: indices has the rank of data and no dim larger than
+/// data's, except along `axis` (may be negative). Result: indices' shape.
+ShapeOrError gatherElements(llvm::ArrayRef<int64_t> data,
+                            llvm::ArrayRef<int64_t> indices, int64_t axis);
+
+/// ONNX GatherND: indices [b..., i..., q] with q static, 1 <= q <=
+/// rank(data) - batchDims, the batchDims leading dims shared with data.
+/// Result: indices[:-1] + data[batchDims + q:].
+ShapeOrError gatherNd(llvm::ArrayRef<int64_t> data,
+                      llvm::ArrayRef<int64_t> indices, int64_t batchDims);
+
+/// ONNX ScatterND: indices [..., q] with q static and <= rank(data); updates
+/// must be indices[:-1] + data[q:]. Result: data.
+ShapeOrError scatterNd(llvm::ArrayRef<int64_t> data,
+                       llvm::ArrayRef<int64_t> indices,
+                       llvm::ArrayRef<int64_t> updates);
+
+/// ONNX ScatterElements: indices and updates have one shape, of the rank of
+/// data; `axis` may be negative. Result: data.
+ShapeOrError scatterElements(llvm::ArrayRef<int64_t> data,
+                             llvm::ArrayRef<int64_t> indices,
+                             llvm::ArrayRef<int64_t> updates, int64_t axis);
+
+/// N-D transposed convolution in ONNX layout: input [N, C, D1..Dn], filter
+/// [C, M/groups, K1..Kn]; strides, dilations, outputPadding of size n, pads
+/// of size 2n. Result [N, M, O1..On] with O = stride * (D - 1) +
+/// outputPadding + dilation * (K - 1) + 1 - padBegin - padEnd, which must be
+/// >= 1; outputPadding must be smaller than the stride or the dilation.
+ShapeOrError convTranspose(llvm::ArrayRef<int64_t> input,
+                           llvm::ArrayRef<int64_t> filter,
+                           llvm::ArrayRef<int64_t> strides,
+                           llvm::ArrayRef<int64_t> dilations,
+                           llvm::ArrayRef<int64_t> pads,
+                           llvm::ArrayRef<int64_t> outputPadding,
+                           int64_t groups);
+
+/// Resize of `input` to `sizes` (one entry per dim; -1 is dynamic). Result:
+/// sizes with -1 as kDynamic.
+ShapeOrError resize(llvm::ArrayRef<int64_t> input,
+                    llvm::ArrayRef<int64_t> sizes);
 
 /// Number of elements, or kDynamic if any dim is kDynamic or the count does
 /// not fit in int64.

@@ -528,3 +528,117 @@ TEST(ShapeInferenceTest, ReshapeErrors) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Recurrent, indexing and resampling ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST(ShapeInferenceTest, MatchShape) {
+  EXPECT_TRUE(hasShape(matchShape("b", {2, D}, {D, 3}), {2, 3}));
+  EXPECT_TRUE(failsWith(matchShape("b", {2, 4}, {2, 3}),
+                        "b shape [2, 4] does not match the expected [2, 3]"));
+  EXPECT_TRUE(failsWith(matchShape("b", {2}, {2, 3}), "b shape [2]"));
+}
+
+TEST(ShapeInferenceTest, Recurrent) {
+  // LSTM, bidirectional, hidden 8: W [2, 32, 4], R [2, 32, 8].
+  EXPECT_TRUE(hasShape(recurrent({5, 3, 4}, {2, 32, 4}, {2, 32, 8}, 2, 8, 4),
+                       {5, 2, 3, 8}));
+  // GRU with dynamic sequence and batch.
+  EXPECT_TRUE(hasShape(recurrent({D, D, 4}, {1, 24, 4}, {1, 24, 8}, 1, 8, 3),
+                       {D, 1, D, 8}));
+  // A dynamic input size is taken as compatible with the weights.
+  EXPECT_TRUE(hasShape(recurrent({5, 3, D}, {1, 8, 4}, {1, 8, 8}, 1, 8, 1),
+                       {5, 1, 3, 8}));
+}
+
+TEST(ShapeInferenceTest, RecurrentErrors) {
+  EXPECT_TRUE(failsWith(recurrent({5, 3}, {1, 8, 4}, {1, 8, 8}, 1, 8, 1),
+                        "x [5, 3] must have rank 3"));
+  EXPECT_TRUE(failsWith(recurrent({5, 3, 4}, {1, 8, 5}, {1, 8, 8}, 1, 8, 1),
+                        "w shape [1, 8, 5] does not match the expected [1, 8, 4]"));
+  EXPECT_TRUE(failsWith(recurrent({5, 3, 4}, {1, 24, 4}, {1, 24, 4}, 1, 8, 3),
+                        "r shape [1, 24, 4] does not match the expected [1, 24, 8]"));
+  EXPECT_TRUE(failsWith(recurrent({5, 3, 4}, {1, 8, 4}, {1, 8, 8}, 1, 0, 1),
+                        "hidden_size (0) must be at least 1"));
+  EXPECT_TRUE(failsWith(
+      recurrent({5, 3, 4}, {1, 8, 4}, {1, 8, 8}, 1, int64_t(1) << 61, 4),
+      "is too large"));
+}
+
+TEST(ShapeInferenceTest, TopK) {
+  EXPECT_TRUE(hasShape(topK({2, 10}, 3, -1), {2, 3}));
+  EXPECT_TRUE(hasShape(topK({D, 10}, 2, 0), {2, 10}));
+  EXPECT_TRUE(failsWith(topK({2, 10}, 11, 1), "k (11) exceeds dimension 1 (10)"));
+  EXPECT_TRUE(failsWith(topK({2, 10}, -1, 1), "k (-1) must be non-negative"));
+  EXPECT_TRUE(failsWith(topK({2, 10}, 1, 2), "axis 2 is out of range"));
+}
+
+TEST(ShapeInferenceTest, GatherElements) {
+  EXPECT_TRUE(hasShape(gatherElements({3, 4}, {3, 7}, 1), {3, 7}));
+  EXPECT_TRUE(hasShape(gatherElements({3, 4}, {2, 2}, -1), {2, 2}));
+  EXPECT_TRUE(failsWith(gatherElements({3, 4}, {4, 2}, 1),
+                        "indices [4, 2] dimension 0 (4) exceeds data [3, 4]"));
+  EXPECT_TRUE(failsWith(gatherElements({3, 4}, {3}, 0),
+                        "must have the rank of data"));
+}
+
+TEST(ShapeInferenceTest, GatherNd) {
+  // ONNX examples: data [2, 2], indices [2, 2] -> [2]; [2, 1] -> [2, 2].
+  EXPECT_TRUE(hasShape(gatherNd({2, 2}, {2, 2}, 0), {2}));
+  EXPECT_TRUE(hasShape(gatherNd({2, 2}, {2, 1}, 0), {2, 2}));
+  // batch_dims = 1: data [2, 2, 2], indices [2, 1] -> [2, 2].
+  EXPECT_TRUE(hasShape(gatherNd({2, 2, 2}, {2, 1}, 1), {2, 2}));
+  EXPECT_TRUE(failsWith(gatherNd({2, 2}, {2, 3}, 0),
+                        "index tuple length 3"));
+  EXPECT_TRUE(failsWith(gatherNd({2, 2}, {2, D}, 0), "must be static"));
+  EXPECT_TRUE(failsWith(gatherNd({2, 2}, {3, 1}, 1),
+                        "batch dimension 0 differs"));
+  EXPECT_TRUE(failsWith(gatherNd({2, 2}, {2, 1}, 2),
+                        "batch_dims (2) must be non-negative"));
+}
+
+TEST(ShapeInferenceTest, Scatters) {
+  EXPECT_TRUE(hasShape(scatterNd({4, 5}, {2, 1}, {2, 5}), {4, 5}));
+  EXPECT_TRUE(hasShape(scatterNd({4, 5}, {3, 2}, {3}), {4, 5}));
+  EXPECT_TRUE(failsWith(scatterNd({4, 5}, {2, 1}, {2, 4}),
+                        "updates shape [2, 4] does not match the expected [2, 5]"));
+  EXPECT_TRUE(hasShape(scatterElements({4, 5}, {4, 2}, {4, 2}, 1), {4, 5}));
+  EXPECT_TRUE(failsWith(scatterElements({4, 5}, {4, 2}, {4, 3}, 1),
+                        "updates shape [4, 3]"));
+}
+
+TEST(ShapeInferenceTest, ConvTranspose) {
+  // DCGAN-style upsampling: 4x4 -> 8x8 with k 4, stride 2, pads 1.
+  EXPECT_TRUE(hasShape(convTranspose({1, 16, 4, 4}, {16, 8, 4, 4}, {2, 2},
+                                     {1, 1}, {1, 1, 1, 1}, {0, 0}, 1),
+                       {1, 8, 8, 8}));
+  // (8 - 1) * 2 + 1 + 2 + 1 - 2 = 16, groups multiply output channels.
+  EXPECT_TRUE(hasShape(convTranspose({1, 16, 8, 8}, {16, 4, 3, 3}, {2, 2},
+                                     {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
+                       {1, 8, 16, 16}));
+  EXPECT_TRUE(hasShape(convTranspose({D, 4, D, 5}, {4, 2, 3, 3}, {1, 1},
+                                     {1, 1}, {0, 0, 0, 0}, {0, 0}, 1),
+                       {D, 2, D, 7}));
+  EXPECT_TRUE(failsWith(convTranspose({1, 8, 4, 4}, {16, 4, 3, 3}, {1, 1},
+                                      {1, 1}, {0, 0, 0, 0}, {0, 0}, 1),
+                        "input channel count 8"));
+  EXPECT_TRUE(failsWith(convTranspose({1, 16, 4, 4}, {16, 4, 3, 3}, {1, 1},
+                                      {1, 1}, {0, 0, 0, 0}, {1, 0}, 1),
+                        "output_padding entry 0 (1)"));
+  EXPECT_TRUE(failsWith(convTranspose({1, 16, 4, 4}, {16, 4, 3, 3}, {1},
+                                      {1, 1}, {0, 0, 0, 0}, {0, 0}, 1),
+                        "strides must have 2 entries"));
+}
+
+TEST(ShapeInferenceTest, Resize) {
+  EXPECT_TRUE(hasShape(resize({1, 3, 8, 8}, {1, 3, 16, 12}), {1, 3, 16, 12}));
+  EXPECT_TRUE(hasShape(resize({D, 3}, {-1, 6}), {D, 6}));
+  EXPECT_TRUE(failsWith(resize({1, 3}, {1}), "one entry per dimension"));
+  EXPECT_TRUE(failsWith(resize({0, 3}, {2, 3}), "cannot resize empty dimension 0"));
+  EXPECT_TRUE(failsWith(resize({2, 3}, {2, -2}), "sizes entry 1 (-2) is invalid"));
+}
+
+} // namespace

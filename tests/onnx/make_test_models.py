@@ -346,6 +346,121 @@ def shape_ops():
          "depth_space.onnx")
 
 
+def recurrent():
+    """LSTM, GRU and RNN: directions, layouts, optional inputs and outputs."""
+    s, b, i, h = 5, 3, 4, 2
+    # Bidirectional LSTM with bias, initial states, peepholes, all outputs.
+    inits = [const("lw", rand(2, 4 * h, i, seed=10)), const("lr", rand(2, 4 * h, h, seed=11)),
+             const("lb", rand(2, 8 * h, seed=12)), const("lp", rand(2, 3 * h, seed=13)),
+             const("lens", np.full([b], s, np.int32))]
+    n = [helper.make_node("LSTM", ["x", "lw", "lr", "lb", "lens", "h0", "c0", "lp"],
+                          ["y", "y_h", "y_c"], name="lstm", direction="bidirectional",
+                          hidden_size=h, clip=3.0)]
+    save(model(n, [vi("x", F, [s, b, i]), vi("h0", F, [2, b, h]), vi("c0", F, [2, b, h])],
+               [vi("y", F, None), vi("y_h", F, None), vi("y_c", F, None)], inits, opset=14),
+         "lstm_bidirectional.onnx", check=False)
+    # Batch-first LSTM (layout 1) with only Y_h used, no bias: opset 14.
+    inits = [const("lw", rand(1, 4 * h, i, seed=14)), const("lr", rand(1, 4 * h, h, seed=15))]
+    n = [helper.make_node("LSTM", ["x", "lw", "lr"], ["", "y_h"], name="lstm_bf",
+                          hidden_size=h, layout=1)]
+    save(model(n, [vi("x", F, [b, s, i])], [vi("y_h", F, None)], inits, opset=14),
+         "lstm_layout1.onnx", check=False)
+    # GRU, linear_before_reset, opset 7 (no layout attribute).
+    inits = [const("gw", rand(1, 3 * h, i, seed=16)), const("gr", rand(1, 3 * h, h, seed=17)),
+             const("gb", rand(1, 6 * h, seed=18))]
+    n = [helper.make_node("GRU", ["x", "gw", "gr", "gb"], ["y"], name="gru",
+                          hidden_size=h, linear_before_reset=1)]
+    save(model(n, [vi("x", F, [s, b, i])], [vi("y", F, None)], inits, opset=7),
+         "gru_opset7.onnx", check=False)
+    # RNN, reverse, with explicit activations taking alpha/beta.
+    inits = [const("rw", rand(1, h, i, seed=19)), const("rr", rand(1, h, h, seed=20))]
+    n = [helper.make_node("RNN", ["x", "rw", "rr"], ["y", "y_h"], name="rnn",
+                          hidden_size=h, direction="reverse", activations=["LeakyRelu"],
+                          activation_alpha=[0.1])]
+    save(model(n, [vi("x", F, ["seq", b, i])], [vi("y", F, None), vi("y_h", F, None)],
+               inits, opset=22), "rnn_reverse.onnx", check=False)
+    # sequence_lens computed by the graph: Kiln refuses it.
+    inits = [const("rw", rand(1, h, i, seed=19)), const("rr", rand(1, h, h, seed=20))]
+    n = [helper.make_node("RNN", ["x", "rw", "rr", "", "lens"], ["y"], name="rnn_lens",
+                          hidden_size=h)]
+    save(model(n, [vi("x", F, [s, b, i]), vi("lens", TensorProto.INT32, [b])],
+               [vi("y", F, None)], inits, opset=14), "rnn_dynamic_lens.onnx", check=False)
+
+
+def indexing():
+    """ArgMax/ArgMin, TopK, CumSum, GatherElements, GatherND, scatters."""
+    inits = [const("k", np.array([2], np.int64)), const("axis", np.int32(1)),
+             const("gi", np.array([[0, 2], [1, 0], [3, 3]], np.int64)),
+             const("ndi", np.array([[[1], [0]], [[2], [2]], [[0], [1]]], np.int64)),
+             const("si", np.array([[0], [2]], np.int64)),
+             const("su", np.ones([2, 4], np.float32))]
+    n = [
+        helper.make_node("ArgMax", ["x"], ["amax"], name="argmax", axis=1, keepdims=0,
+                         select_last_index=1),
+        helper.make_node("ArgMin", ["x"], ["amin"], name="argmin", axis=-1),
+        helper.make_node("TopK", ["x", "k"], ["tv", "ti"], name="topk", largest=0),
+        helper.make_node("CumSum", ["x", "axis"], ["cs"], name="cumsum", exclusive=1,
+                         reverse=1),
+        helper.make_node("GatherElements", ["x", "gi"], ["ge"], name="gather_elements",
+                         axis=1),
+        helper.make_node("GatherND", ["x", "ndi"], ["gnd"], name="gather_nd", batch_dims=1),
+        helper.make_node("ScatterND", ["x", "si", "su"], ["snd"], name="scatter_nd",
+                         reduction="add"),
+        helper.make_node("ScatterElements", ["x", "gi", "ge"], ["se"],
+                         name="scatter_elements", axis=1, reduction="max"),
+    ]
+    outs = [vi(k, I64, None) for k in ["amax", "amin", "ti"]] + \
+        [vi(k, F, None) for k in ["tv", "cs", "ge", "gnd", "snd", "se"]]
+    save(model(n, [vi("x", F, [3, 4])], outs, inits, opset=18), "indexing.onnx", check=False)
+    # Opset 9: TopK's k is an attribute; ArgMax has no select_last_index.
+    n = [helper.make_node("TopK", ["x"], ["tv", "ti"], name="topk9", k=3, axis=0),
+         helper.make_node("ArgMax", ["x"], ["am"], name="argmax9")]
+    save(model(n, [vi("x", F, [3, 4])], [vi("tv", F, None), vi("ti", I64, None),
+                                         vi("am", I64, None)], opset=9),
+         "indexing_opset9.onnx", check=False)
+
+
+def resampling():
+    """ConvTranspose (pads, output_shape, auto_pad), Resize and Upsample."""
+    inits = [const("w", rand(4, 2, 3, 3, seed=21)), const("bias", rand(2, seed=22))]
+    n = [helper.make_node("ConvTranspose", ["x", "w", "bias"], ["y0"], name="deconv_pads",
+                          strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+         helper.make_node("ConvTranspose", ["x", "w"], ["y1"], name="deconv_shape",
+                          strides=[2, 2], output_shape=[10, 9]),
+         helper.make_node("ConvTranspose", ["x", "w"], ["y2"], name="deconv_same",
+                          strides=[2, 2], auto_pad="SAME_UPPER")]
+    save(model(n, [vi("x", F, [1, 4, 5, 5])], [vi(k, F, None) for k in ["y0", "y1", "y2"]],
+               inits, opset=11), "conv_transpose.onnx", check=False)
+    # Resize: scales (linear, opset 13), sizes (nearest, opset 11, with the
+    # empty roi and scales exporters write), axes (cubic, opset 18).
+    inits = [const("scales", np.array([1, 1, 2, 1.5], np.float32)),
+             const("sizes", np.array([1, 3, 3, 5], np.int64)),
+             const("empty", np.zeros([0], np.float32)),
+             const("axes_sizes", np.array([7, 9], np.int64))]
+    n = [helper.make_node("Resize", ["x", "", "scales"], ["lin"], name="resize_linear",
+                          mode="linear", coordinate_transformation_mode="align_corners")]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("lin", F, None)], inits[:1], opset=13),
+         "resize_scales.onnx", check=False)
+    n = [helper.make_node("Resize", ["x", "empty", "empty", "sizes"], ["near"],
+                          name="resize_nearest", nearest_mode="floor",
+                          coordinate_transformation_mode="asymmetric")]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("near", F, None)], inits[1:3], opset=11),
+         "resize_sizes.onnx", check=False)
+    n = [helper.make_node("Resize", ["x", "", "", "axes_sizes"], ["cub"], name="resize_axes",
+                          mode="cubic", axes=[2, 3], keep_aspect_ratio_policy="not_larger")]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("cub", F, None)], inits[3:], opset=18),
+         "resize_axes.onnx", check=False)
+    n = [helper.make_node("Resize", ["x", "scales"], ["r10"], name="resize10")]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("r10", F, None)], inits[:1], opset=10),
+         "resize_opset10.onnx", check=False)
+    n = [helper.make_node("Upsample", ["x", "scales"], ["up"], name="upsample", mode="linear")]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("up", F, None)], inits[:1], opset=9),
+         "upsample_opset9.onnx", check=False)
+    n = [helper.make_node("Upsample", ["x"], ["up"], name="upsample7", scales=[1.0, 1.0, 2.0, 2.0])]
+    save(model(n, [vi("x", F, [1, 3, 4, 6])], [vi("up", F, None)], opset=7),
+         "upsample_opset7.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -361,6 +476,9 @@ def main():
     attention_block()
     opset_variants()
     shape_ops()
+    recurrent()
+    indexing()
+    resampling()
 
 
 if __name__ == "__main__":
