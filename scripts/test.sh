@@ -10,7 +10,7 @@ cd "$repo_root"
 
 start=$(date +%s)
 status=0
-bazel test "${bazel_flags[@]}" //... || status=$?
+bazel test "${bazel_flags[@]}" --test_env=KILN_PYTHON="$kiln_python" //... || status=$?
 echo "test.sh: bazel test finished in $(( $(date +%s) - start )) s (exit $status)"
 
 # Bazel counts targets; count the test cases inside them (one per lit file,
