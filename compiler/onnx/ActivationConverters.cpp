@@ -7,61 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/Composer.h"
 #include "compiler/onnx/ConverterRegistry.h"
 
 using namespace mlir;
 
 namespace mlir::kiln::onnx_import {
 namespace {
-
-/// Small composition helpers: each returns a null Value after an error has
-/// been reported, so that formulas read straight; converters check once.
-struct Composer {
-  NodeContext &ctx;
-  bool failedAny = false;
-
-  Value check(FailureOr<Value> v) {
-    if (failed(v)) {
-      failedAny = true;
-      return nullptr;
-    }
-    return *v;
-  }
-  Value c(Value like, double v) { return like ? ctx.scalarLike(like, v) : nullptr; }
-  template <typename OpTy> Value bin(Value a, Value b) {
-    if (failedAny || !a || !b)
-      return failedAny = true, nullptr;
-    return check(ctx.create<OpTy>({a, b}));
-  }
-  template <typename OpTy> Value un(Value a) {
-    if (failedAny || !a)
-      return failedAny = true, nullptr;
-    return check(ctx.create<OpTy>(a));
-  }
-  Value cmp(CompareDirection dir, Value a, Value b) {
-    if (failedAny || !a || !b)
-      return failedAny = true, nullptr;
-    return check(ctx.compare(dir, a, b));
-  }
-  Value select(Value cond, Value t, Value f) {
-    if (failedAny || !cond || !t || !f)
-      return failedAny = true, nullptr;
-    return check(ctx.create<SelectOp>({cond, t, f}));
-  }
-  Value clip(Value x, double lo, double hi) {
-    if (failedAny || !x)
-      return failedAny = true, nullptr;
-    return check(ctx.create<ClipOp>(
-        x, {ctx.named("min", ctx.builder.getF64FloatAttr(lo)),
-            ctx.named("max", ctx.builder.getF64FloatAttr(hi))}));
-  }
-  LogicalResult finish(Value result) {
-    if (failedAny || !result)
-      return failure();
-    ctx.setResult(0, result);
-    return success();
-  }
-};
 
 using Formula = Value (*)(Composer &, Value, NodeContext &);
 

@@ -3,9 +3,11 @@
 // ONNX window conventions are resolved here into Kiln's single form:
 // `auto_pad` (SAME_UPPER, SAME_LOWER, VALID) becomes explicit `pads`
 // [begin..., end...], computed from the static spatial input sizes.
+// LpPool is composed of an average pool and elementwise ops.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/Composer.h"
 #include "compiler/onnx/ConverterRegistry.h"
 
 using namespace mlir;
@@ -141,10 +143,9 @@ LogicalResult convertConv(NodeContext &ctx) {
                  ctx.namedInt("groups", ctx.getInt("group", 1))}));
 }
 
-template <typename PoolOp>
-LogicalResult convertPool(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(1)) || failed(ctx.requireUnusedOutputsFrom(1)))
-    return failure();
+/// The Kiln window attributes of a pooling node (kernel_shape, strides,
+/// dilations, pads, ceil_mode), with ONNX defaults and auto_pad resolved.
+FailureOr<llvm::SmallVector<NamedAttribute>> poolWindow(NodeContext &ctx) {
   RankedTensorType inputType = ctx.inputType(0);
   auto kernel = ctx.getInts("kernel_shape");
   if (!kernel || inputType.getRank() < 3 ||
@@ -160,17 +161,58 @@ LogicalResult convertPool(NodeContext &ctx) {
   auto pads = resolvePads(ctx, inputType, *kernel, strides, dilations);
   if (failed(pads))
     return failure();
-  if (ctx.getInt("storage_order", 0) != 0)
-    return ctx.error() << "storage_order = 1 is not supported";
-  llvm::SmallVector<NamedAttribute> attrs{
+  return llvm::SmallVector<NamedAttribute>{
       ctx.namedInts("kernel_shape", *kernel), ctx.namedInts("strides", strides),
       ctx.namedInts("dilations", dilations), ctx.namedInts("pads", *pads),
-      ctx.named("ceil_mode", ctx.builder.getBoolAttr(ctx.getInt("ceil_mode", 0)))};
+      ctx.named("ceil_mode",
+                ctx.builder.getBoolAttr(ctx.getInt("ceil_mode", 0)))};
+}
+
+template <typename PoolOp>
+LogicalResult convertPool(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)) || failed(ctx.requireUnusedOutputsFrom(1)))
+    return failure();
+  if (ctx.getInt("storage_order", 0) != 0)
+    return ctx.error() << "storage_order = 1 is not supported";
+  FailureOr<llvm::SmallVector<NamedAttribute>> attrs = poolWindow(ctx);
+  if (failed(attrs))
+    return failure();
   if (std::is_same_v<PoolOp, AvgPoolOp>)
-    attrs.push_back(ctx.named(
+    attrs->push_back(ctx.named(
         "count_include_pad",
         ctx.builder.getBoolAttr(ctx.getInt("count_include_pad", 0))));
-  return ctx.setResult(0, ctx.create<PoolOp>(ctx.input(0), attrs));
+  return ctx.setResult(0, ctx.create<PoolOp>(ctx.input(0), *attrs));
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p). Kiln has no sum pooling,
+/// so the sum is an average that counts the zero padding, times the kernel
+/// size. p = 1 and p = 2 avoid the general pow.
+LogicalResult convertLpPool(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  FailureOr<llvm::SmallVector<NamedAttribute>> attrs = poolWindow(ctx);
+  if (failed(attrs))
+    return failure();
+  attrs->push_back(
+      ctx.named("count_include_pad", ctx.builder.getBoolAttr(true)));
+  int64_t p = ctx.getInt("p", 2);
+  if (p <= 0)
+    return ctx.error() << "p must be positive, got " << p;
+  int64_t windowSize = 1;
+  llvm::SmallVector<int64_t> kernel = *ctx.getInts("kernel_shape");
+  for (int64_t size : kernel)
+    windowSize *= size;
+  Composer k{ctx};
+  Value x = ctx.input(0);
+  Value powered = p == 1   ? k.un<AbsOp>(x)
+                  : p == 2 ? k.bin<MulOp>(x, x)
+                           : k.bin<PowOp>(k.un<AbsOp>(x), k.c(x, p));
+  Value sum = k.bin<MulOp>(k.op<AvgPoolOp>({powered}, *attrs),
+                           k.c(x, windowSize));
+  Value y = p == 1   ? sum
+            : p == 2 ? k.un<SqrtOp>(sum)
+                     : k.bin<PowOp>(sum, k.c(x, 1.0 / p));
+  return k.finish(y);
 }
 
 /// GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dim.
@@ -194,6 +236,7 @@ const ConverterInfo kConverters[] = {
     {"Conv", convertConv},
     {"MaxPool", convertPool<MaxPoolOp>},
     {"AveragePool", convertPool<AvgPoolOp>},
+    {"LpPool", convertLpPool},
     {"GlobalAveragePool", convertGlobalPool<ReduceKind::mean>},
     {"GlobalMaxPool", convertGlobalPool<ReduceKind::max>},
 };

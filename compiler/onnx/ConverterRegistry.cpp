@@ -14,7 +14,7 @@ llvm::ArrayRef<ConverterInfo> allConverters() {
           getContractionConverters(), getNormalizationConverters(),
           getReductionConverters(), getShapeConverters(),
           getRecurrentConverters(), getIndexingConverters(),
-          getResamplingConverters()})
+          getResamplingConverters(), getCompositeConverters()})
       all.insert(all.end(), family.begin(), family.end());
     return all;
   }();

@@ -48,6 +48,7 @@ llvm::ArrayRef<ConverterInfo> getShapeConverters();
 llvm::ArrayRef<ConverterInfo> getRecurrentConverters();
 llvm::ArrayRef<ConverterInfo> getIndexingConverters();
 llvm::ArrayRef<ConverterInfo> getResamplingConverters();
+llvm::ArrayRef<ConverterInfo> getCompositeConverters();
 
 } // namespace mlir::kiln::onnx_import
 

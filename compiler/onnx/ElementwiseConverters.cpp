@@ -187,29 +187,34 @@ LogicalResult convertCastLike(NodeContext &ctx) {
 LogicalResult convertClip(NodeContext &ctx) {
   if (failed(ctx.requireInputs(1)))
     return failure();
-  llvm::SmallVector<NamedAttribute> attrs;
-  if (ctx.opset < 11) {
-    if (ctx.hasAttr("min"))
-      attrs.push_back(ctx.named("min", ctx.builder.getF64FloatAttr(
-                                           ctx.getFloat("min", 0))));
-    if (ctx.hasAttr("max"))
-      attrs.push_back(ctx.named("max", ctx.builder.getF64FloatAttr(
-                                           ctx.getFloat("max", 0))));
-  } else {
-    for (auto [index, name] : {std::pair<unsigned, const char *>{1, "min"},
-                               {2, "max"}}) {
-      if (!ctx.hasInput(index))
-        continue;
-      FailureOr<llvm::SmallVector<double>> bound =
-          ctx.constantFloats(index, name);
-      if (failed(bound))
-        return failure();
-      if (bound->size() != 1)
-        return ctx.error() << name << " must be a scalar";
-      attrs.push_back(
-          ctx.named(name, ctx.builder.getF64FloatAttr(bound->front())));
+  std::optional<double> bounds[2];
+  const char *names[2] = {"min", "max"};
+  for (unsigned k = 0; k < 2; ++k) {
+    if (ctx.opset < 11) {
+      if (ctx.hasAttr(names[k]))
+        bounds[k] = ctx.getFloat(names[k], 0);
+      continue;
     }
+    // From opset 11 the bounds are optional inputs 1 and 2.
+    if (!ctx.hasInput(k + 1))
+      continue;
+    FailureOr<llvm::SmallVector<double>> bound =
+        ctx.constantFloats(k + 1, names[k]);
+    if (failed(bound))
+      return failure();
+    if (bound->size() != 1)
+      return ctx.error() << names[k] << " must be a scalar";
+    bounds[k] = bound->front();
   }
+  // ONNX defines min > max as every element becoming max (min(max(x, lo),
+  // hi)); kiln.clip requires min <= max, so the lower bound moves up.
+  if (bounds[0] && bounds[1] && *bounds[0] > *bounds[1])
+    bounds[0] = bounds[1];
+  llvm::SmallVector<NamedAttribute> attrs;
+  for (unsigned k = 0; k < 2; ++k)
+    if (bounds[k])
+      attrs.push_back(
+          ctx.named(names[k], ctx.builder.getF64FloatAttr(*bounds[k])));
   return ctx.setResult(0, ctx.create<ClipOp>(ctx.input(0), attrs));
 }
 

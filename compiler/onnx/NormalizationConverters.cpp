@@ -1,12 +1,14 @@
 //===- NormalizationConverters.cpp - Norms and softmax --------------------===//
 //
 // BatchNormalization (inference form) and LayerNormalization map to Kiln
-// ops; InstanceNormalization is composed of reductions. Softmax and
+// ops; InstanceNormalization and GroupNormalization are composed of
+// reductions. Softmax and
 // LogSoftmax before opset 13 normalize over the input flattened to 2-D at
 // `axis`; from opset 13 over the single dimension `axis`.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/Composer.h"
 #include "compiler/onnx/ConverterRegistry.h"
 
 using namespace mlir;
@@ -87,6 +89,64 @@ LogicalResult convertInstanceNorm(NodeContext &ctx) {
   return ctx.setResult(0, ctx.create<AddOp>({*scaled, *bias}));
 }
 
+/// Statistics over each group of C / G channels (and all spatial dims) of
+/// [N, C, D...], computed on the input seen as [N, G, C / G * prod(D)].
+/// Opset 18 applies scale and bias [G] per group (on that 3-D view); opset
+/// 21 per channel [C], like InstanceNormalization. stash_type only sets the
+/// precision ONNX runtimes compute the statistics in; Kiln leaves that to
+/// its precision passes.
+LogicalResult convertGroupNorm(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(3)))
+    return failure();
+  RankedTensorType type = ctx.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return ctx.error() << "expects an input [N, C, D...], got " << type;
+  if (!ctx.hasAttr("num_groups"))
+    return ctx.error() << "the num_groups attribute is required";
+  int64_t groups = ctx.getInt("num_groups", 1);
+  int64_t channels = type.getDimSize(1);
+  if (groups <= 0 ||
+      (!ShapedType::isDynamic(channels) && channels % groups != 0))
+    return ctx.error() << "num_groups " << groups
+                       << " must be positive and divide the channel count "
+                       << channels;
+  // The size of one group's slice; dynamic when any dim past N is.
+  int64_t groupSize = ShapedType::kDynamic;
+  if (llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic)) {
+    groupSize = channels / groups;
+    for (int64_t d = 2; d < rank; ++d)
+      groupSize *= type.getDimSize(d);
+  }
+  bool perGroup = ctx.opset < 21;
+  Composer k{ctx};
+  Value x = k.reshape(ctx.input(0), {type.getDimSize(0), groups, groupSize});
+  Value mean = k.reduce(ReduceKind::mean, x, {2}, true);
+  Value centered = k.bin<SubOp>(x, mean);
+  Value variance = k.reduce(ReduceKind::mean,
+                            k.bin<MulOp>(centered, centered), {2}, true);
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
+  Value y = k.bin<MulOp>(
+      centered, k.un<RsqrtOp>(k.bin<AddOp>(variance, k.c(x, epsilon))));
+  // [G] broadcasts along dim 1 of the 3-D view as [G, 1], [C] along dim 1
+  // of the input as [C, 1, ..., 1].
+  auto paramShape = [&](unsigned i) {
+    RankedTensorType paramType = ctx.inputType(i);
+    llvm::SmallVector<int64_t> shape{paramType.hasStaticShape()
+                                         ? paramType.getNumElements()
+                                         : ShapedType::kDynamic};
+    shape.append(perGroup ? 1 : rank - 2, 1);
+    return shape;
+  };
+  if (!perGroup)
+    y = k.reshape(y, type.getShape());
+  y = k.bin<MulOp>(y, k.reshape(ctx.input(1), paramShape(1)));
+  y = k.bin<AddOp>(y, k.reshape(ctx.input(2), paramShape(2)));
+  if (perGroup)
+    y = k.reshape(y, type.getShape());
+  return k.finish(y);
+}
+
 template <typename SoftmaxOpTy>
 LogicalResult convertSoftmax(NodeContext &ctx) {
   if (failed(ctx.requireInputs(1)))
@@ -130,6 +190,7 @@ const ConverterInfo kConverters[] = {
     {"BatchNormalization", convertBatchNorm},
     {"LayerNormalization", convertLayerNorm, 17},
     {"InstanceNormalization", convertInstanceNorm},
+    {"GroupNormalization", convertGroupNorm, 18},
     {"Softmax", convertSoftmax<SoftmaxOp>},
     {"LogSoftmax", convertSoftmax<LogSoftmaxOp>},
 };

@@ -26,8 +26,27 @@ LogicalResult convertReduce(NodeContext &ctx) {
     ctx.setResult(0, ctx.input(0));
     return success();
   }
-  return ctx.setResult(0, ctx.reduce(kind, ctx.input(0), axisList,
-                                       ctx.getInt("keepdims", 1) != 0));
+  bool keepDims = ctx.getInt("keepdims", 1) != 0;
+  Value input = ctx.input(0);
+  if (!ctx.inputType(0).getElementType().isInteger(1))
+    return ctx.setResult(0, ctx.reduce(kind, input, axisList, keepDims));
+  // Bool ReduceMax/ReduceMin (opset 20) are any/all. kiln.reduce works on
+  // numbers, so the bools go through i8 and back; no other reduction takes
+  // bools in ONNX.
+  if (kind != ReduceKind::max && kind != ReduceKind::min)
+    return ctx.error() << "bool input is only defined for ReduceMax and "
+                          "ReduceMin";
+  auto castTo = [&](Value value, Type elementType) {
+    return ctx.create<CastOp>(value,
+                              {ctx.named("to", TypeAttr::get(elementType))});
+  };
+  FailureOr<Value> numbers = castTo(input, ctx.builder.getI8Type());
+  if (failed(numbers))
+    return failure();
+  FailureOr<Value> reduced = ctx.reduce(kind, *numbers, axisList, keepDims);
+  if (failed(reduced))
+    return failure();
+  return ctx.setResult(0, castTo(*reduced, ctx.builder.getI1Type()));
 }
 
 const ConverterInfo kConverters[] = {

@@ -72,10 +72,18 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
       int64_t out = outputShape ? (*outputShape)[i] : in * strides[i];
       int64_t total = strides[i] * (in - 1) + outputPadding[i] +
                       (kernel[i] - 1) * dilations[i] + 1 - out;
-      if (total < 0)
-        return ctx.error() << "output_shape entry " << i << " (" << out
-                           << ") exceeds the largest output the other "
-                              "attributes allow; not supported";
+      if (total < 0) {
+        // An output larger than the natural one gets its extra positions at
+        // the end, where no input contributes: that is output_padding (as
+        // onnxruntime computes it), as far as kiln.conv_transpose allows it.
+        outputPadding[i] -= total;
+        if (outputPadding[i] >= std::max(strides[i], dilations[i]))
+          return ctx.error() << "output_shape entry " << i << " (" << out
+                             << ") exceeds the natural output by "
+                             << outputPadding[i]
+                             << ", more than the stride or dilation allows";
+        continue;
+      }
       bool extraAtEnd = autoPad == "SAME_UPPER";
       pads[i] = extraAtEnd ? total / 2 : total - total / 2;
       pads[n + i] = total - pads[i];

@@ -644,9 +644,25 @@ LogicalResult convertIdentity(NodeContext &ctx) {
 }
 
 /// Dropout at inference is the identity; its mask output is not supported.
+/// Inference-mode Dropout is the identity. Training mode (opset 12's
+/// training_mode input) drops values at random, which a compiled inference
+/// graph cannot reproduce: it is an error, not a silent identity. (Opset 6's
+/// is_test defaults to training, but exporters never meant it and
+/// onnxruntime runs every pre-12 Dropout as the identity; so does Kiln.)
 LogicalResult convertDropout(NodeContext &ctx) {
   if (failed(ctx.requireInputs(1)) || failed(ctx.requireUnusedOutputsFrom(1)))
     return failure();
+  bool training = false;
+  if (ctx.opset >= 12 && ctx.hasInput(2)) {
+    FailureOr<llvm::SmallVector<int64_t>> mode =
+        ctx.constantInts(2, "training_mode");
+    if (failed(mode))
+      return failure();
+    training = llvm::any_of(*mode, [](int64_t v) { return v != 0; });
+  }
+  if (training)
+    return ctx.error() << "training mode is not supported (Kiln compiles "
+                          "inference graphs)";
   ctx.setResult(0, ctx.input(0));
   return success();
 }

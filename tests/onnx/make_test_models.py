@@ -461,6 +461,125 @@ def resampling():
          "upsample_opset7.onnx", check=False)
 
 
+def composite():
+    """Ops Kiln composes from several of its ops: OneHot, NonZero,
+    GroupNormalization, LpPool, LRN, Hardmax, Einsum and Attention."""
+    B = TensorProto.BOOL
+    # OneHot: integer indices (may be negative) and float ones, two axes
+    # (type combinations onnxruntime implements).
+    inits = [const("depth", np.int64(5)), const("vals", np.array([0, 1], np.float32)),
+             const("fdepth", np.float32(3)), const("fvals", np.array([-1, 7], np.float32))]
+    n = [helper.make_node("OneHot", ["idx", "depth", "vals"], ["oh"], name="onehot", axis=1),
+         helper.make_node("OneHot", ["fidx", "fdepth", "fvals"], ["ohf"], name="onehot_f")]
+    save(model(n, [vi("idx", I64, [2, 3]), vi("fidx", F, [4])],
+               [vi("oh", F, None), vi("ohf", F, None)], inits, opset=11),
+         "onehot.onnx", check=False)
+    # NonZero of a constant folds; of a graph input it is refused.
+    n = [helper.make_node("NonZero", ["c"], ["nz"], name="nonzero")]
+    save(model(n, [], [vi("nz", I64, None)],
+               [const("c", np.array([[1, 0, 2], [0, 3, 0]], np.float32))], opset=13),
+         "nonzero.onnx", check=False)
+    n = [helper.make_node("NonZero", ["x"], ["nz"], name="nonzero_x")]
+    save(model(n, [vi("x", F, [2, 3])], [vi("nz", I64, None)], opset=13),
+         "nonzero_computed.onnx", check=False)
+    # GroupNormalization: scale and bias per group (18) and per channel (21).
+    for opset, params in ((18, 3), (21, 6)):
+        n = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                              name="group_norm", num_groups=3, epsilon=1e-3)]
+        save(model(n, [vi("x", F, [2, 6, 4, 4])], [vi("y", F, None)],
+                   [const("s", rand(params, seed=30)), const("b", rand(params, seed=31))],
+                   opset=opset), "group_norm_opset%d.onnx" % opset, check=False)
+    # LpPool: p = 1, 2 and 3; pads, auto_pad, ceil_mode and dilations (18).
+    n = [helper.make_node("LpPool", ["x"], ["p1"], name="lp1", p=1, kernel_shape=[2, 2]),
+         helper.make_node("LpPool", ["x"], ["p2"], name="lp2", kernel_shape=[3, 3],
+                          strides=[2, 2], auto_pad="SAME_UPPER"),
+         helper.make_node("LpPool", ["x"], ["p3"], name="lp3", p=3, kernel_shape=[2, 2],
+                          strides=[2, 2], pads=[1, 1, 0, 0], ceil_mode=1, dilations=[2, 1])]
+    save(model(n, [vi("x", F, [1, 2, 7, 7])], [vi(k, F, None) for k in ["p1", "p2", "p3"]],
+               opset=18), "lppool.onnx", check=False)
+    # LRN: an odd and an even window (onnxruntime only takes odd ones; the
+    # ONNX reference implementation takes both).
+    n = [helper.make_node("LRN", ["x"], ["y3"], name="lrn3", size=3, alpha=1e-3),
+         helper.make_node("LRN", ["x"], ["y4"], name="lrn4", size=4, beta=0.5, bias=2.0)]
+    save(model(n, [vi("x", F, [2, 5, 3, 4])], [vi("y3", F, None), vi("y4", F, None)],
+               opset=13), "lrn.onnx", check=False)
+    # Hardmax: one axis (13) and the input flattened at the axis (11).
+    for opset in (11, 13):
+        n = [helper.make_node("Hardmax", ["x"], ["y"], name="hardmax", axis=1)]
+        save(model(n, [vi("x", F, [2, 3, 4])], [vi("y", F, None)], opset=opset),
+             "hardmax_opset%d.onnx" % opset, check=False)
+    # Einsum: the forms exporters emit, and two that Kiln refuses.
+    forms = [("bij,bjk->bik", [[2, 3, 4], [2, 4, 5]]),
+             ("bhqd,bhkd->bhqk", [[1, 2, 3, 4], [1, 2, 5, 4]]),
+             ("bhqk,bhkd->bhqd", [[1, 2, 3, 5], [1, 2, 5, 4]]),
+             ("ij->ji", [[2, 3]]), ("ij->i", [[2, 3]]), ("ij->", [[2, 3]]),
+             ("i,j->ij", [[2], [3]]), ("ij,ij->ij", [[2, 3], [2, 3]]),
+             ("i,i->", [[4], [4]]), ("ij,jk", [[2, 3], [3, 4]]),
+             ("...ij,...jk->...ik", [[2, 2, 3], [2, 3, 4]])]
+    n, ins, outs = [], [], []
+    for k, (eq, shapes) in enumerate(forms):
+        names = ["e%d_%d" % (k, j) for j in range(len(shapes))]
+        ins += [vi(name, F, shape) for name, shape in zip(names, shapes)]
+        n.append(helper.make_node("Einsum", names, ["y%d" % k], name="einsum%d" % k,
+                                  equation=eq))
+        outs.append(vi("y%d" % k, F, None))
+    save(model(n, ins, outs, opset=12), "einsum.onnx", check=False)
+    n = [helper.make_node("Einsum", ["x"], ["y"], name="einsum_diag", equation="ii->i")]
+    save(model(n, [vi("x", F, [3, 3])], [vi("y", F, None)], opset=12),
+         "einsum_diagonal.onnx", check=False)
+    n = [helper.make_node("Einsum", ["a", "b", "c"], ["y"], name="einsum_three",
+                          equation="bn,anm,bm->ba")]
+    save(model(n, [vi("a", F, [2, 3]), vi("b", F, [4, 3, 5]), vi("c", F, [2, 5])],
+               [vi("y", F, None)], opset=12), "einsum_three.onnx", check=False)
+    # Attention: 4-D with a causal and a boolean mask; 3-D grouped query
+    # attention with a float mask and an explicit scale.
+    n = [helper.make_node("Attention", ["q", "k", "v", "m"], ["y"], name="attn4d",
+                          is_causal=1)]
+    save(model(n, [vi("q", F, [2, 4, 3, 8]), vi("k", F, [2, 4, 5, 8]),
+                   vi("v", F, [2, 4, 5, 6]), vi("m", B, [3, 5])], [vi("y", F, None)],
+               opset=23, ir=10), "attention_4d.onnx", check=False)
+    n = [helper.make_node("Attention", ["q", "k", "v", "m"], ["y"], name="attn3d",
+                          q_num_heads=4, kv_num_heads=2, scale=0.125)]
+    save(model(n, [vi("q", F, [2, 3, 32]), vi("k", F, [2, 5, 16]),
+                   vi("v", F, [2, 5, 12]), vi("m", F, [2, 1, 3, 5])], [vi("y", F, None)],
+               opset=23, ir=10), "attention_3d_gqa.onnx", check=False)
+    n = [helper.make_node("Attention", ["q", "k", "v"], ["y", "pk"], name="attn_present")]
+    save(model(n, [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]),
+                   vi("v", F, [1, 2, 3, 4])], [vi("y", F, None), vi("pk", F, None)],
+               opset=23, ir=10), "attention_present.onnx", check=False)
+    n = [helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn_softcap",
+                          softcap=30.0)]
+    save(model(n, [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]),
+                   vi("v", F, [1, 2, 3, 4])], [vi("y", F, None)], opset=23, ir=10),
+         "attention_softcap.onnx", check=False)
+
+
+def edge_semantics():
+    """ONNX corner cases the node tests only reach through graph inputs:
+    Clip with min > max, ReduceMax/ReduceMin of bools (opset 20), Dropout in
+    training mode, and a ConvTranspose output_shape beyond the natural one."""
+    B = TensorProto.BOOL
+    n = [helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="clip_inverted")]
+    save(model(n, [vi("x", F, [4])], [vi("y", F, [4])],
+               [const("lo", np.float32(2)), const("hi", np.float32(1))], opset=13),
+         "clip_min_greater_than_max.onnx")
+    n = [helper.make_node("ReduceMax", ["b", "axes"], ["any"], name="reduce_any", keepdims=0),
+         helper.make_node("ReduceMin", ["b", "axes"], ["all"], name="reduce_all")]
+    save(model(n, [vi("b", B, [2, 3])], [vi("any", B, None), vi("all", B, None)],
+               [const("axes", np.array([1], np.int64))], opset=20),
+         "reduce_bool.onnx", check=False)
+    for name, mode in (("dropout_training", True), ("dropout_inference", False)):
+        n = [helper.make_node("Dropout", ["x", "ratio", "mode"], ["y"], name=name)]
+        save(model(n, [vi("x", F, [4])], [vi("y", F, [4])],
+                   [const("ratio", np.float32(0.5)), const("mode", np.bool_(mode))], opset=13),
+             name + ".onnx")
+    n = [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv_grown",
+                          strides=[3, 2], output_shape=[10, 8])]
+    save(model(n, [vi("x", F, [1, 1, 3, 3])], [vi("y", F, None)],
+               [const("w", rand(1, 2, 3, 3, seed=40))], opset=13),
+         "conv_transpose_output_shape.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -479,6 +598,8 @@ def main():
     recurrent()
     indexing()
     resampling()
+    composite()
+    edge_semantics()
 
 
 if __name__ == "__main__":
