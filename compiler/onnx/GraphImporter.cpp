@@ -86,6 +86,8 @@ private:
   LogicalResult buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
                                llvm::SmallVectorImpl<DictionaryAttr> &argAttrs);
   LogicalResult importNodes();
+  LogicalResult checkDeclaredType(const onnx::ValueInfoProto &info,
+                                  Value value, llvm::StringRef what);
   std::string nodeDisplayName(int index) const;
 
   MLIRContext &context;
@@ -257,6 +259,54 @@ LogicalResult GraphImporter::importNodes() {
   return success();
 }
 
+/// Fails, naming the tensor, when the type Kiln inferred for `value`
+/// contradicts what the model declares for it: another dtype, another
+/// rank, or another size of a dim both know. (A dim the model leaves
+/// symbolic, or that Kiln infers as dynamic, contradicts nothing.)
+LogicalResult GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
+                                               Value value,
+                                               llvm::StringRef what) {
+  if (!info.type().has_tensor_type())
+    return success();
+  const onnx::TypeProto::Tensor &declared = info.type().tensor_type();
+  auto inferred = llvm::cast<RankedTensorType>(value.getType());
+  Location loc = NameLoc::get(builder.getStringAttr(info.name()), fileLoc);
+  bool contradicts = false;
+  if (declared.elem_type() != onnx::TensorProto::UNDEFINED) {
+    FailureOr<Type> element =
+        convertElementType(&context, declared.elem_type(), info.name(), loc);
+    if (failed(element))
+      return failure();
+    contradicts |= *element != inferred.getElementType();
+  }
+  if (declared.has_shape()) {
+    const auto &dims = declared.shape().dim();
+    if (dims.size() != inferred.getRank())
+      contradicts = true;
+    else
+      for (auto [dim, size] : llvm::zip(dims, inferred.getShape()))
+        contradicts |= dim.has_dim_value() && !ShapedType::isDynamic(size) &&
+                       dim.dim_value() != size;
+  }
+  if (!contradicts)
+    return success();
+  InFlightDiagnostic diag = emitError(loc);
+  diag << what << " '" << info.name() << "' is declared as "
+       << dtypeName(declared.elem_type());
+  if (declared.has_shape()) {
+    diag << " [";
+    llvm::interleaveComma(declared.shape().dim(), diag, [&](const auto &dim) {
+      if (dim.has_dim_value())
+        diag << dim.dim_value();
+      else
+        diag << (dim.dim_param().empty() ? "?" : dim.dim_param());
+    });
+    diag << "]";
+  }
+  diag << " but the graph computes " << inferred;
+  return diag;
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(readOpsets()) || failed(checkSupported()))
     return nullptr;
@@ -294,6 +344,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
 
   if (failed(importNodes()))
     return nullptr;
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    if (Value value = values.lookup(info.name()))
+      if (failed(checkDeclaredType(info, value, "tensor")))
+        return nullptr;
 
   llvm::SmallVector<Value> results;
   llvm::SmallVector<DictionaryAttr> resultAttrs;
@@ -304,6 +358,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                                  << "' is not produced by any node, input or "
                                     "initializer",
               nullptr);
+    if (failed(checkDeclaredType(info, value, "graph output")))
+      return nullptr;
     results.push_back(value);
     resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
         "kiln.name", builder.getStringAttr(info.name()))));

@@ -148,6 +148,25 @@ LogicalResult NodeContext::checkOperands(llvm::StringRef opName,
   return success();
 }
 
+FailureOr<Value> NodeContext::withNodeDiagnostics(
+    llvm::function_ref<FailureOr<Value>()> build) {
+  std::string firstError;
+  FailureOr<Value> result = failure();
+  {
+    ScopedDiagnosticHandler capture(getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return failure(); // Let warnings and remarks through unchanged.
+      if (firstError.empty())
+        firstError = diag.str();
+      return success();
+    });
+    result = build();
+  }
+  if (failed(result) && !firstError.empty())
+    return error() << firstError;
+  return result;
+}
+
 Value NodeContext::constant(ElementsAttr value) {
   return ConstantOp::create(builder, loc, value).getResult();
 }

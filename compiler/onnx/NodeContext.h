@@ -135,7 +135,9 @@ public:
                           llvm::ArrayRef<NamedAttribute> attributes = {}) {
     if (failed(checkOperands(OpTy::getOperationName(), operands)))
       return failure();
-    return createCheckedOrFold<OpTy>(builder, loc, operands, attributes);
+    return withNodeDiagnostics([&] {
+      return createCheckedOrFold<OpTy>(builder, loc, operands, attributes);
+    });
   }
 
   /// A kiln.constant of `value`.
@@ -172,6 +174,11 @@ private:
   /// Fails with an internal error if a converter passes a null operand (an
   /// absent optional input it did not check for).
   LogicalResult checkOperands(llvm::StringRef opName, ValueRange operands);
+  /// Runs `build` and reports its first error as the node's ("node 'X'
+  /// (OpType): 'kiln.matmul' op ..."): the op's own message names shapes
+  /// but not the ONNX node, and the printed location shows only the file.
+  FailureOr<Value> withNodeDiagnostics(
+      llvm::function_ref<FailureOr<Value>()> build);
 
   llvm::StringMap<Value> &values;
   std::string modelDir;

@@ -580,6 +580,20 @@ def edge_semantics():
          "conv_transpose_output_shape.onnx", check=False)
 
 
+def contradictions():
+    """Models whose declared types contradict what their nodes compute."""
+    n = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
+    save(model(n, [vi("x", F, [2, 3])], [vi("y", F, [5])]), "declared_output_shape.onnx")
+    n = [helper.make_node("Relu", ["x"], ["t"], name="relu0"),
+         helper.make_node("Relu", ["t"], ["y"], name="relu1")]
+    m = model(n, [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
+    m.graph.value_info.append(vi("t", I64, [2, 3]))
+    save(m, "declared_value_info_dtype.onnx", check=False)
+    n = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
+    save(model(n, [vi("x", F, [2, 3]), vi("w", F, [4, 5])], [vi("y", F, None)]),
+         "matmul_mismatch.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -600,6 +614,7 @@ def main():
     resampling()
     composite()
     edge_semantics()
+    contradictions()
 
 
 if __name__ == "__main__":
