@@ -223,4 +223,24 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
   return axis < 0 ? axis + rank : axis;
 }
 
+FailureOr<llvm::SmallVector<int64_t>>
+convKernelShape(NodeContext &ctx, llvm::StringRef filterLayout) {
+  RankedTensorType inputType = ctx.inputType(0), filterType = ctx.inputType(1);
+  if (inputType.getRank() < 3 || filterType.getRank() != inputType.getRank())
+    return ctx.error() << "expects input [N, C, D...] and filter "
+                       << filterLayout << " of the same rank >= 3, got "
+                       << inputType << " and " << filterType;
+  size_t n = inputType.getRank() - 2;
+  llvm::SmallVector<int64_t> kernel;
+  if (auto given = ctx.getInts("kernel_shape")) {
+    kernel = *given;
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      kernel.push_back(filterType.getDimSize(2 + i));
+  }
+  if (kernel.size() != n || llvm::any_of(kernel, ShapedType::isDynamic))
+    return ctx.error() << "needs a static kernel of " << n << " dims";
+  return kernel;
+}
+
 } // namespace mlir::kiln::onnx_import

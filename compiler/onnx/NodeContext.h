@@ -189,6 +189,13 @@ private:
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
                                  llvm::StringRef what = "axis");
 
+/// The spatial kernel of a Conv or ConvTranspose node: `kernel_shape`, or the
+/// filter's spatial dims. Fails naming the node unless input and filter have
+/// the same rank >= 3 and the kernel is static; `filterLayout` describes
+/// the filter in that message (e.g. "[M, C/g, K...]").
+FailureOr<llvm::SmallVector<int64_t>>
+convKernelShape(NodeContext &ctx, llvm::StringRef filterLayout);
+
 } // namespace mlir::kiln::onnx_import
 
 #endif // KILN_COMPILER_ONNX_NODECONTEXT_H

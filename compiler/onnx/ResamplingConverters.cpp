@@ -27,21 +27,13 @@ namespace {
 LogicalResult convertConvTranspose(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  RankedTensorType inputType = ctx.inputType(0), filterType = ctx.inputType(1);
-  if (inputType.getRank() < 3 || filterType.getRank() != inputType.getRank())
-    return ctx.error() << "expects input [N, C, D...] and filter [C, M/g, K...] "
-                          "of the same rank >= 3, got "
-                       << inputType << " and " << filterType;
-  size_t n = inputType.getRank() - 2;
-  llvm::SmallVector<int64_t> kernel;
-  if (auto k = ctx.getInts("kernel_shape")) {
-    kernel = *k;
-  } else {
-    for (size_t i = 0; i < n; ++i)
-      kernel.push_back(filterType.getDimSize(2 + i));
-  }
-  if (kernel.size() != n || llvm::any_of(kernel, ShapedType::isDynamic))
-    return ctx.error() << "needs a static kernel of " << n << " dims";
+  RankedTensorType inputType = ctx.inputType(0);
+  FailureOr<llvm::SmallVector<int64_t>> kernelOrError =
+      convKernelShape(ctx, "[C, M/g, K...]");
+  if (failed(kernelOrError))
+    return failure();
+  llvm::SmallVector<int64_t> kernel = std::move(*kernelOrError);
+  size_t n = kernel.size();
   auto intsOr = [&](llvm::StringRef name, int64_t fill) {
     return ctx.getInts(name).value_or(llvm::SmallVector<int64_t>(n, fill));
   };

@@ -390,23 +390,30 @@ int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
   return out;
 }
 
+/// The checks conv and conv_transpose share: ranks and groups.
+static std::optional<std::string> checkConvOperandRanks(ArrayRef<int64_t> input,
+                                                 ArrayRef<int64_t> filter,
+                                                 int64_t groups) {
+  if (input.size() < 3)
+    return "input " + formatShape(input) +
+           " must have rank >= 3 (batch, channels and at least one spatial "
+           "dimension), got rank " +
+           str(input.size());
+  if (filter.size() != input.size())
+    return "filter " + formatShape(filter) +
+           " must have the same rank as input " + formatShape(input) + ": " +
+           str(filter.size()) + " vs " + str(input.size());
+  if (groups < 1)
+    return "groups (" + str(groups) + ") must be at least 1";
+  return std::nullopt;
+}
+
 ShapeOrError conv(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                   ArrayRef<int64_t> pads, int64_t groups) {
-  if (input.size() < 3)
-    return ShapeOrError::failure(
-        "input " + formatShape(input) +
-        " must have rank >= 3 (batch, channels and at least one spatial "
-        "dimension), got rank " +
-        str(input.size()));
-  if (filter.size() != input.size())
-    return ShapeOrError::failure(
-        "filter " + formatShape(filter) + " must have the same rank as input " +
-        formatShape(input) + ": " + str(filter.size()) + " vs " +
-        str(input.size()));
-  if (groups < 1)
-    return ShapeOrError::failure("groups (" + str(groups) +
-                                 ") must be at least 1");
+  if (std::optional<std::string> error =
+          checkConvOperandRanks(input, filter, groups))
+    return ShapeOrError::failure(*error);
 
   int64_t channels = input[1];
   int64_t filterChannels = filter[1];
@@ -909,20 +916,9 @@ ShapeOrError convTranspose(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
                            ArrayRef<int64_t> strides,
                            ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
                            ArrayRef<int64_t> outputPadding, int64_t groups) {
-  if (input.size() < 3)
-    return ShapeOrError::failure(
-        "input " + formatShape(input) +
-        " must have rank >= 3 (batch, channels and at least one spatial "
-        "dimension), got rank " +
-        str(input.size()));
-  if (filter.size() != input.size())
-    return ShapeOrError::failure(
-        "filter " + formatShape(filter) + " must have the same rank as input " +
-        formatShape(input) + ": " + str(filter.size()) + " vs " +
-        str(input.size()));
-  if (groups < 1)
-    return ShapeOrError::failure("groups (" + str(groups) +
-                                 ") must be at least 1");
+  if (std::optional<std::string> error =
+          checkConvOperandRanks(input, filter, groups))
+    return ShapeOrError::failure(*error);
   size_t n = input.size() - 2;
   auto lengthError = [&](const char *name, ArrayRef<int64_t> values,
                          size_t expected) {
