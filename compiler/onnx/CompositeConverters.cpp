@@ -1,7 +1,7 @@
 //===- CompositeConverters.cpp - ONNX ops written with several Kiln ops ---===//
 //
-// OneHot, NonZero (constant inputs only), LRN, Hardmax, Einsum and
-// Attention have no Kiln op of their own: each is a short composition of
+// OneHot, NonZero (constant inputs only), LRN, Hardmax, Einsum, Attention
+// and Trilu have no Kiln op of their own: each is a short composition of
 // existing ones, built through a Composer. The graph passes that recognize
 // composite patterns (attention, normalizations) see the same ops they
 // would see in a model exported without these ONNX ops.
@@ -639,10 +639,53 @@ LogicalResult convertAttention(NodeContext &ctx) {
   return k.finish(y);
 }
 
+//===----------------------------------------------------------------------===//
+// Trilu
+//===----------------------------------------------------------------------===//
+
+/// Keeps the elements on and above (upper = 1) or on and below (upper = 0)
+/// diagonal k of the last two dims [N, M] and zeroes the rest: a constant
+/// i1 mask [N, M] (col - row >= k, or <= k) selects between the input and
+/// zero. This is how torch.triu / torch.tril export. k must be constant and
+/// N, M static.
+LogicalResult convertTrilu(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  RankedTensorType type = ctx.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return ctx.error() << "expects an input of rank >= 2, got " << type;
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols))
+    return ctx.error() << "needs static last two dims to build its mask, got "
+                       << type;
+  int64_t diagonal = 0;
+  if (ctx.hasInput(1)) {
+    FailureOr<llvm::SmallVector<int64_t>> kValues = ctx.constantInts(1, "k");
+    if (failed(kValues))
+      return failure();
+    if (kValues->size() != 1)
+      return ctx.error() << "k must hold one value, got " << kValues->size();
+    diagonal = kValues->front();
+  }
+  bool upper = ctx.getInt("upper", 1) != 0;
+  llvm::SmallVector<int64_t> mask;
+  mask.reserve(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.push_back(upper ? j - i >= diagonal : j - i <= diagonal);
+  Value maskValue = ctx.constant(writeInts(
+      RankedTensorType::get({rows, cols}, ctx.builder.getI1Type()), mask));
+  Value x = ctx.input(0);
+  return ctx.setResult(
+      0, ctx.create<SelectOp>({maskValue, x, ctx.scalarLike(x, 0)}));
+}
+
 const ConverterInfo kConverters[] = {
     {"OneHot", convertOneHot, 9},  {"NonZero", convertNonZero, 9},
     {"LRN", convertLrn},           {"Hardmax", convertHardmax},
     {"Einsum", convertEinsum, 12}, {"Attention", convertAttention, 23},
+    {"Trilu", convertTrilu, 14},
 };
 
 } // namespace

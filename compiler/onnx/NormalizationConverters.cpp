@@ -1,8 +1,9 @@
 //===- NormalizationConverters.cpp - Norms and softmax --------------------===//
 //
 // BatchNormalization (inference form) and LayerNormalization map to Kiln
-// ops; InstanceNormalization and GroupNormalization are composed of
-// reductions. Softmax and
+// ops (LayerNormalization's Mean and InvStdDev outputs are reductions);
+// InstanceNormalization, GroupNormalization and RMSNormalization are
+// composed of reductions. Softmax and
 // LogSoftmax before opset 13 normalize over the input flattened to 2-D at
 // `axis`; from opset 13 over the single dimension `axis`.
 //
@@ -10,6 +11,8 @@
 
 #include "compiler/onnx/Composer.h"
 #include "compiler/onnx/ConverterRegistry.h"
+
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 
@@ -29,17 +32,87 @@ LogicalResult convertBatchNorm(NodeContext &ctx) {
                  ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))}));
 }
 
+/// Output 0 is kiln.layer_norm. The optional outputs Mean and InvStdDev
+/// (keepdims statistics over axes axis..last, of the stash_type, float by
+/// default) are composed of reductions, only when the node names them.
 LogicalResult convertLayerNorm(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(2)) || failed(ctx.requireUnusedOutputsFrom(1)))
+  if (failed(ctx.requireInputs(2)) || failed(ctx.requireUnusedOutputsFrom(3)))
     return failure();
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
   llvm::SmallVector<Value> operands{ctx.input(0), ctx.input(1)};
   if (ctx.hasInput(2))
     operands.push_back(ctx.input(2));
-  return ctx.setResult(0, ctx.create<LayerNormOp>(
-      operands,
-      {ctx.namedInt("axis", ctx.getInt("axis", -1)),
-       ctx.named("epsilon",
-                 ctx.builder.getF32FloatAttr(ctx.getFloat("epsilon", 1e-5f)))}));
+  if (ctx.outputUsed(0) &&
+      failed(ctx.setResult(0, ctx.create<LayerNormOp>(
+          operands,
+          {ctx.namedInt("axis", ctx.getInt("axis", -1)),
+           ctx.named("epsilon", ctx.builder.getF32FloatAttr(epsilon))}))))
+    return failure();
+  if (!ctx.outputUsed(1) && !ctx.outputUsed(2))
+    return success();
+  RankedTensorType type = ctx.inputType(0);
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.getInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  Type stashType;
+  switch (ctx.getInt("stash_type", 1)) {
+  case onnx::TensorProto::FLOAT:
+    stashType = ctx.builder.getF32Type();
+    break;
+  case onnx::TensorProto::FLOAT16:
+    stashType = ctx.builder.getF16Type();
+    break;
+  case onnx::TensorProto::DOUBLE:
+    stashType = ctx.builder.getF64Type();
+    break;
+  case onnx::TensorProto::BFLOAT16:
+    stashType = ctx.builder.getBF16Type();
+    break;
+  default:
+    return ctx.error() << "unsupported stash_type "
+                       << ctx.getInt("stash_type", 1);
+  }
+  llvm::SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
+  Composer k{ctx};
+  Value x = ctx.input(0);
+  if (type.getElementType() != stashType)
+    x = k.cast(x, stashType);
+  Value mean = k.reduce(ReduceKind::mean, x, axes, true);
+  Value centered = k.bin<SubOp>(x, mean);
+  Value variance = k.reduce(ReduceKind::mean,
+                            k.bin<MulOp>(centered, centered), axes, true);
+  Value invStdDev =
+      k.un<RsqrtOp>(k.bin<AddOp>(variance, k.c(variance, epsilon)));
+  if (k.failedAny || !mean || !invStdDev)
+    return failure();
+  if (ctx.outputUsed(1))
+    ctx.setResult(1, mean);
+  if (ctx.outputUsed(2))
+    ctx.setResult(2, invStdDev);
+  return success();
+}
+
+/// x / sqrt(mean(x^2 over axes axis..last) + epsilon) * scale (opset 23).
+/// stash_type only sets the precision runtimes compute the statistics in.
+LogicalResult convertRmsNorm(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(2)) || failed(ctx.requireUnusedOutputsFrom(1)))
+    return failure();
+  int64_t rank = ctx.inputType(0).getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.getInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  llvm::SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
+  Composer k{ctx};
+  Value x = ctx.input(0);
+  Value meanSquare =
+      k.reduce(ReduceKind::mean, k.bin<MulOp>(x, x), axes, true);
+  Value inverse =
+      k.un<RsqrtOp>(k.bin<AddOp>(meanSquare, k.c(meanSquare, epsilon)));
+  return k.finish(k.bin<MulOp>(k.bin<MulOp>(x, inverse), ctx.input(1)));
 }
 
 /// (x - mean) / sqrt(var + epsilon) * scale + bias, statistics over the
@@ -189,6 +262,7 @@ LogicalResult convertSoftmax(NodeContext &ctx) {
 const ConverterInfo kConverters[] = {
     {"BatchNormalization", convertBatchNorm},
     {"LayerNormalization", convertLayerNorm, 17},
+    {"RMSNormalization", convertRmsNorm, 23},
     {"InstanceNormalization", convertInstanceNorm},
     {"GroupNormalization", convertGroupNorm, 18},
     {"Softmax", convertSoftmax<SoftmaxOp>},

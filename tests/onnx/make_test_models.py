@@ -594,6 +594,30 @@ def contradictions():
          "matmul_mismatch.onnx", check=False)
 
 
+def normalization_extras():
+    """Trilu (constant k, both directions, the mask over the last two dims),
+    RMSNormalization (opset 23) and LayerNormalization's Mean and InvStdDev
+    outputs."""
+    n = [helper.make_node("Trilu", ["x"], ["u"], name="triu"),
+         helper.make_node("Trilu", ["x", "k"], ["l"], name="tril", upper=0)]
+    save(model(n, [vi("x", F, [2, 3, 4])], [vi("u", F, None), vi("l", F, None)],
+               [const("k", np.int64(1))], opset=14), "trilu.onnx", check=False)
+    n = [helper.make_node("Trilu", ["x"], ["u"], name="triu_dynamic")]
+    save(model(n, [vi("x", F, [2, "n", 4])], [vi("u", F, None)], opset=14),
+         "trilu_dynamic.onnx", check=False)
+    n = [helper.make_node("RMSNormalization", ["x", "s"], ["y"], name="rms_norm",
+                          axis=-2, epsilon=1e-6)]
+    save(model(n, [vi("x", F, [2, 3, 4])], [vi("y", F, None)],
+               [const("s", rand(3, 4, seed=50))], opset=23, ir=10),
+         "rms_norm.onnx", check=False)
+    n = [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y", "mean", "inv"],
+                          name="layer_norm_stats", axis=1)]
+    save(model(n, [vi("x", F, [2, 3, 4])],
+               [vi("y", F, None), vi("mean", F, None), vi("inv", F, None)],
+               [const("s", rand(3, 4, seed=51)), const("b", rand(3, 4, seed=52))],
+               opset=17), "layer_norm_stats.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -615,6 +639,7 @@ def main():
     composite()
     edge_semantics()
     contradictions()
+    normalization_extras()
 
 
 if __name__ == "__main__":
