@@ -1,0 +1,117 @@
+//===- ArtifactSpec.h - Everything that goes into a .kiln file ---*- C++ -*-===//
+//
+// The compiler fills an ArtifactSpec; writeArtifact() serializes it into the
+// .kiln layout (header, FlatBuffer from runtime/schema/kiln.fbs, 64-byte
+// aligned constants segment). Plain C++ with no MLIR or LLVM so that tests
+// can build artifacts by hand.
+//
+// Determinism: the output depends only on the spec's contents (no time
+// stamps, no pointers, no hash-map order), so equal specs give equal bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_ARTIFACT_ARTIFACTSPEC_H
+#define KILN_COMPILER_ARTIFACT_ARTIFACTSPEC_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::artifact {
+
+// Element types, numbered as in the schema's DType enum.
+enum class DType : uint8_t {
+  F32 = 0, F16, BF16, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool
+};
+size_t dtypeSize(DType dtype);
+const char *dtypeName(DType dtype);
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> dims;
+  // Symbolic names from the model ("batch"), "" where none; same length as
+  // dims or empty.
+  std::vector<std::string> dimNames;
+};
+
+// Where a binding's bytes live at run time.
+enum class BufferSpace : uint8_t { Input = 0, Output = 1, Arena = 2, Constant = 3 };
+
+struct BindingSpec {
+  BufferSpace space = BufferSpace::Arena;
+  // Input/Output: the signature index. Constant: the constant index.
+  // Arena: unused (0).
+  uint32_t index = 0;
+  // Byte offset inside the buffer (arena offset for Arena).
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+struct KernelSpec {
+  std::string name; // the kernel's name in the executable's table
+  uint32_t bindingCount = 0;
+  uint32_t pushConstantCount = 0;
+};
+
+struct ExecutableSpec {
+  std::string target = "x86_64";       // "x86_64" (later "cuda")
+  std::string format = "elf-shared-object";
+  std::string cpu;                     // e.g. "sapphirerapids", "x86-64-v3"
+  std::vector<std::string> requiredFeatures; // e.g. "avx2", "fma", "avx512f"
+  std::vector<uint8_t> blob;           // the shared object's bytes
+  std::vector<KernelSpec> kernels;     // same order as the library's table
+};
+
+struct DispatchSpec {
+  uint32_t executable = 0;
+  uint32_t kernel = 0;
+  uint32_t workgroups[3] = {1, 1, 1};
+  std::vector<BindingSpec> bindings;
+  std::vector<uint32_t> pushConstants;
+};
+
+struct CopySpec {
+  BindingSpec source;
+  BindingSpec target; // same length as source
+};
+
+struct StepSpec {
+  enum class Kind : uint8_t { Dispatch = 0, Copy = 1 } kind = Kind::Dispatch;
+  DispatchSpec dispatch; // when kind == Dispatch
+  CopySpec copy;         // when kind == Copy
+  std::string label;     // for kiln inspect / errors (e.g. "dispatch_3: matmul+add+gelu")
+};
+
+struct PlanSpec {
+  std::string target = "x86_64";
+  std::vector<StepSpec> steps;
+  uint64_t arenaSize = 0;
+  // Sum of the sizes of all intermediates, i.e. the arena without reuse;
+  // reported next to arenaSize.
+  uint64_t intermediateBytes = 0;
+};
+
+struct ConstantSpec {
+  std::string name;             // the tensor it came from, for inspection
+  std::vector<uint8_t> data;    // stored 64-byte aligned in the segment
+};
+
+struct ArtifactSpec {
+  std::string producer = "kilnc";
+  std::string sourceName;       // the model file's base name
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<ConstantSpec> constants;
+  std::vector<ExecutableSpec> executables;
+  std::vector<PlanSpec> plans;
+};
+
+// Serializes `spec`; on failure returns false and sets `error`.
+bool writeArtifact(const ArtifactSpec &spec, std::vector<uint8_t> &bytes,
+                   std::string &error);
+bool writeArtifactFile(const ArtifactSpec &spec, const std::string &path,
+                       std::string &error);
+
+} // namespace kiln::artifact
+
+#endif // KILN_COMPILER_ARTIFACT_ARTIFACTSPEC_H
