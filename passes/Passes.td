@@ -27,4 +27,23 @@ def GraphCleanup : Pass<"kiln-graph-cleanup"> {
   ];
 }
 
+def KilnToLinalg : Pass<"kiln-to-linalg"> {
+  let summary = "Lower every Kiln op to linalg, tensor, arith, math and scf";
+  let description = [{
+    Rewrites each Kiln op into named linalg ops where they exist
+    (linalg.matmul, linalg.batch_matmul, linalg.conv_2d_nchw_fchw, pooling,
+    linalg.transpose, linalg.fill) and linalg.generic elsewhere, plus tensor
+    ops for data movement and scf.for for ops with loop-carried state
+    (recurrences, top-k, scatter). The CPU back end needs static shapes; an op
+    that cannot be lowered is reported with the reason.
+
+    Example: `kiln-opt --kiln-to-linalg model.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // KILN_PASSES_TD

@@ -1,0 +1,47 @@
+//===- LoweringUtils.h - Shared helpers for Kiln lowerings ------*- C++ -*-===//
+#ifndef KILN_PASSES_LOWERING_LOWERINGUTILS_H
+#define KILN_PASSES_LOWERING_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln {
+
+// Fails (with a match-failure note) unless every operand and result of `op`
+// is a statically shaped ranked tensor: the CPU back end plans memory at
+// compile time.
+LogicalResult requireStaticShapes(Operation *op, PatternRewriter &rewriter);
+
+// The indexing map reading an operand of type `operandType` inside a loop
+// nest over `resultShape`, with NumPy broadcasting (right-aligned; size-1
+// dims that stretch read index 0).
+AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType operandType,
+                       ArrayRef<int64_t> resultShape);
+
+// A zero-filled (or `init`-filled) tensor of `type`, via tensor.empty +
+// linalg.fill.
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   TypedAttr init);
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
+
+// Builds a linalg.generic over `resultType`'s shape (all loops parallel)
+// that reads each operand with broadcasting and yields body(args).
+using ScalarBody =
+    function_ref<Value(OpBuilder &, Location, ValueRange scalars)>;
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange operands, ScalarBody body);
+
+// Scalar helpers on element types.
+TypedAttr zeroAttr(Type elementType);
+// The identity of max (lowest value) / min (highest value) for `type`.
+TypedAttr lowestAttr(Type elementType);
+TypedAttr highestAttr(Type elementType);
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+// arith.cmpf/cmpi max and min that propagate NaN like ONNX (std::max order).
+Value scalarMax(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value scalarMin(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H
