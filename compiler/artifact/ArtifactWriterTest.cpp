@@ -1,0 +1,132 @@
+// Writer tests: layout, alignment, checksum coverage and determinism. The
+// runtime tests read these files back; here only the bytes are checked.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "compiler/artifact/ArtifactSpec.h"
+#include "runtime/schema/file_format.h"
+#include "runtime/schema/kiln_generated.h"
+
+namespace kiln::artifact {
+namespace {
+
+ArtifactSpec smallSpec() {
+  ArtifactSpec spec;
+  spec.sourceName = "small.onnx";
+  spec.inputs.push_back({"x", DType::F32, {2, 3}, {"batch", ""}});
+  spec.outputs.push_back({"y", DType::F32, {2, 3}, {}});
+  spec.constants.push_back({"w", std::vector<uint8_t>(24, 7)});
+  spec.constants.push_back({"b", std::vector<uint8_t>(5, 9)});
+  ExecutableSpec exe;
+  exe.cpu = "x86-64-v3";
+  exe.requiredFeatures = {"avx2", "fma"};
+  exe.blob = {0x7f, 'E', 'L', 'F'};
+  exe.kernels.push_back({"add", 3, 0});
+  spec.executables.push_back(exe);
+  PlanSpec plan;
+  StepSpec step;
+  step.label = "dispatch_0: add";
+  step.dispatch.bindings = {{BufferSpace::Input, 0, 0, 24},
+                            {BufferSpace::Constant, 0, 0, 24},
+                            {BufferSpace::Output, 0, 0, 24}};
+  plan.steps.push_back(step);
+  plan.arenaSize = 128;
+  plan.intermediateBytes = 256;
+  spec.plans.push_back(plan);
+  return spec;
+}
+
+TEST(ArtifactWriter, HeaderLayoutAndAlignment) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(writeArtifact(smallSpec(), bytes, error)) << error;
+  ASSERT_GE(bytes.size(), 64u);
+  EXPECT_EQ(0, std::memcmp(bytes.data(), "KILN", 4));
+  format::Header h = format::DecodeHeader(bytes.data());
+  EXPECT_EQ(h.format_version, 1u);
+  EXPECT_EQ(h.header_size, 64u);
+  EXPECT_EQ(h.flatbuffer_offset, 64u);
+  EXPECT_EQ(h.constants_offset % 64, 0u);
+  EXPECT_GE(h.constants_offset, h.flatbuffer_offset + h.flatbuffer_size);
+  EXPECT_EQ(h.constants_size, 64u + 5u);  // w at 0, b at 64
+  EXPECT_EQ(h.file_size, bytes.size());
+  EXPECT_EQ(h.checksum, format::Checksum(bytes.data() + 64, bytes.size() - 64));
+  EXPECT_EQ(bytes[h.constants_offset + 64], 9);
+
+  const uint8_t* fbData = bytes.data() + h.flatbuffer_offset;
+  flatbuffers::Verifier verifier(fbData, h.flatbuffer_size);
+  ASSERT_TRUE(fb::VerifyModelBuffer(verifier));
+  EXPECT_TRUE(fb::ModelBufferHasIdentifier(fbData));
+  const fb::Model* model = fb::GetModel(fbData);
+  EXPECT_EQ(model->format_version(), 1u);
+  EXPECT_EQ(model->constants()->Get(1)->offset(), 64u);
+  EXPECT_EQ(model->inputs()->Get(0)->dim_names()->Get(0)->str(), "batch");
+  EXPECT_EQ(model->plans()->Get(0)->steps()->Get(0)->dispatch()->bindings()->Get(1)->space(),
+            fb::BufferSpace::Constant);
+}
+
+TEST(ArtifactWriter, EqualSpecsGiveEqualBytes) {
+  std::vector<uint8_t> a, b;
+  std::string error;
+  ASSERT_TRUE(writeArtifact(smallSpec(), a, error)) << error;
+  ASSERT_TRUE(writeArtifact(smallSpec(), b, error)) << error;
+  EXPECT_EQ(a, b);
+  ArtifactSpec changed = smallSpec();
+  changed.constants[0].data[3] = 1;
+  ASSERT_TRUE(writeArtifact(changed, b, error)) << error;
+  EXPECT_NE(a, b);
+}
+
+TEST(ArtifactWriter, RejectsInconsistentSpecs) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ArtifactSpec spec = smallSpec();
+  spec.plans[0].steps[0].dispatch.kernel = 4;
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("kernel 4 of 1"), std::string::npos) << error;
+}
+
+TEST(ArtifactWriter, WritesFileAtomically) {
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/small.kiln";
+  std::string error;
+  ASSERT_TRUE(writeArtifactFile(smallSpec(), path, error)) << error;
+  ASSERT_TRUE(writeArtifactFile(smallSpec(), path, error)) << error;  // over an old one
+  FILE* f = fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint8_t> onDisk(1 << 16);
+  onDisk.resize(fread(onDisk.data(), 1, onDisk.size(), f));
+  fclose(f);
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(writeArtifact(smallSpec(), bytes, error));
+  EXPECT_EQ(onDisk, bytes);
+  EXPECT_FALSE(writeArtifactFile(smallSpec(), "/nonexistent-dir/x.kiln", error));
+  EXPECT_NE(error.find("/nonexistent-dir"), std::string::npos) << error;
+}
+
+TEST(Checksum, EveryWordMattersAndLengthMatters) {
+  std::vector<uint8_t> data(1000, 0);
+  uint64_t base = format::Checksum(data.data(), data.size());
+  for (size_t i = 0; i < data.size(); i += 37) {
+    data[i] ^= 0x10;
+    EXPECT_NE(format::Checksum(data.data(), data.size()), base) << i;
+    data[i] ^= 0x10;
+  }
+  EXPECT_NE(format::Checksum(data.data(), 999), base);
+}
+
+// Not a timing test (those are noise on shared machines); it only guards
+// against a checksum so slow it would dominate load time.
+TEST(Checksum, HashesAtLeastAFewHundredMegabytesPerSecond) {
+  std::vector<uint8_t> data(64 << 20, 3);
+  auto start = std::chrono::steady_clock::now();
+  volatile uint64_t h = format::Checksum(data.data(), data.size());
+  (void)h;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double gbPerSecond = data.size() / seconds / 1e9;
+  std::printf("checksum: %.2f GB/s\n", gbPerSecond);
+  EXPECT_GT(gbPerSecond, 0.3);
+}
+
+} // namespace
+} // namespace kiln::artifact

@@ -1,0 +1,125 @@
+/* kiln.h - the Kiln runtime's C API (mirrors kiln/runtime.h).
+ *
+ *   kiln_runtime_options_t options;
+ *   kiln_runtime_options_initialize(&options);
+ *   kiln_runtime_t* runtime = NULL;
+ *   kiln_status_t status = kiln_runtime_create(&options, &runtime);
+ *   kiln_model_t* model = NULL;
+ *   if (!status) status = kiln_model_load_file(runtime, "model.kiln", &model);
+ *   kiln_session_t* session = NULL;
+ *   if (!status) status = kiln_session_create(model, &session);
+ *   if (!status) status = kiln_session_run(session, inputs, 2, outputs, 1);
+ *   if (status) { fprintf(stderr, "%s\n", kiln_status_message(status));
+ *                 kiln_status_free(status); }
+ *   kiln_session_release(session); kiln_model_release(model);
+ *   kiln_runtime_release(runtime);
+ *
+ * Status: every fallible call returns a kiln_status_t; NULL means success.
+ * A non-NULL status is owned by the caller, who frees it with
+ * kiln_status_free. Functions write their out_ parameters only on success.
+ *
+ * Ownership and lifetime: each *_create / *_load_* returns a handle the
+ * caller owns and releases with the matching *_release (NULL is accepted).
+ * Handles keep what they depend on alive: a model may outlive its runtime
+ * and a session its model handle. Strings and dims returned by the
+ * kiln_model_* getters live as long as the model.
+ *
+ * Thread safety: runtime and model functions are safe from any number of
+ * threads. A session is used by one thread at a time; create one session
+ * per concurrent caller (sessions over one model may run concurrently).
+ */
+#ifndef KILN_KILN_H_
+#define KILN_KILN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kiln_status_s* kiln_status_t;
+typedef struct kiln_runtime_s kiln_runtime_t;
+typedef struct kiln_model_s kiln_model_t;
+typedef struct kiln_session_s kiln_session_t;
+
+/* Same values as kiln::StatusCode. */
+typedef enum kiln_status_code_e {
+  KILN_OK = 0,
+  KILN_INVALID_ARGUMENT = 1,
+  KILN_NOT_FOUND = 2,
+  KILN_DATA_LOSS = 3,
+  KILN_UNIMPLEMENTED = 4,
+  KILN_FAILED_PRECONDITION = 5,
+  KILN_RESOURCE_EXHAUSTED = 6,
+  KILN_INTERNAL = 7
+} kiln_status_code_t;
+
+/* Same values as kiln::DType and the schema. */
+typedef enum kiln_dtype_e {
+  KILN_F32 = 0, KILN_F16, KILN_BF16, KILN_F64, KILN_I8, KILN_I16, KILN_I32,
+  KILN_I64, KILN_U8, KILN_U16, KILN_U32, KILN_U64, KILN_BOOL
+} kiln_dtype_t;
+
+/* KILN_OK for NULL. */
+kiln_status_code_t kiln_status_code(kiln_status_t status);
+/* "" for NULL; valid until the status is freed. */
+const char* kiln_status_message(kiln_status_t status);
+void kiln_status_free(kiln_status_t status);
+
+typedef struct kiln_runtime_options_t {
+  /* Threads running workgroups, counting the caller; 0 = all cores. */
+  int32_t num_threads;
+} kiln_runtime_options_t;
+
+void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options);
+kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
+                                  kiln_runtime_t** out_runtime);
+void kiln_runtime_release(kiln_runtime_t* runtime);
+
+/* Maps and verifies the file; the weights are used in place. */
+kiln_status_t kiln_model_load_file(kiln_runtime_t* runtime, const char* path,
+                                   kiln_model_t** out_model);
+/* Copies the bytes; the caller may free `data` afterwards. */
+kiln_status_t kiln_model_load_memory(kiln_runtime_t* runtime, const void* data,
+                                     size_t size, kiln_model_t** out_model);
+void kiln_model_release(kiln_model_t* model);
+
+/* A caller's tensor: borrowed memory, never freed by Kiln. `dims` has
+ * `rank` entries and must stay valid during the call that reads it. */
+typedef struct kiln_tensor_t {
+  kiln_dtype_t dtype;
+  size_t rank;
+  const int64_t* dims;
+  void* data;
+} kiln_tensor_t;
+
+size_t kiln_model_input_count(const kiln_model_t* model);
+size_t kiln_model_output_count(const kiln_model_t* model);
+/* Describes input/output `index`: name, dtype, rank and dims (data NULL). */
+kiln_status_t kiln_model_input_info(const kiln_model_t* model, size_t index,
+                                    const char** out_name, kiln_tensor_t* out_info);
+kiln_status_t kiln_model_output_info(const kiln_model_t* model, size_t index,
+                                     const char** out_name, kiln_tensor_t* out_info);
+/* Signature index of a name; KILN_NOT_FOUND when there is none. */
+kiln_status_t kiln_model_find_input(const kiln_model_t* model, const char* name,
+                                    size_t* out_index);
+kiln_status_t kiln_model_find_output(const kiln_model_t* model, const char* name,
+                                     size_t* out_index);
+
+/* Allocates the session's arena (reused by every run). */
+kiln_status_t kiln_session_create(kiln_model_t* model, kiln_session_t** out_session);
+void kiln_session_release(kiln_session_t* session);
+
+/* Runs the model. `inputs` holds one tensor per input in signature order;
+ * `outputs` one per output, whose caller-provided buffers receive the
+ * results. Shapes and dtypes must match the signature exactly. */
+kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inputs,
+                               size_t input_count, const kiln_tensor_t* outputs,
+                               size_t output_count);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* KILN_KILN_H_ */

@@ -1,0 +1,243 @@
+// runtime.h - the Kiln runtime's C++ API.
+//
+//   std::shared_ptr<kiln::Runtime> runtime;
+//   kiln::Runtime::Create({}, &runtime);
+//   std::shared_ptr<const kiln::Model> model;
+//   kiln::Status s = runtime->LoadModel("model.kiln", &model);
+//   std::unique_ptr<kiln::Session> session;
+//   s = kiln::Session::Create(model, &session);
+//   std::vector<kiln::Tensor> outputs;
+//   s = session->Run({kiln::Tensor::Borrow(kiln::DType::F32, {1, 3}, data)}, &outputs);
+//
+// Errors: every fallible call returns a Status; no exception crosses this
+// API and no bad input (file, tensor, argument) aborts the process.
+//
+// Ownership and lifetime:
+//   - Runtime owns the worker threads. Models and Sessions keep the parts of
+//     it they need alive, so the Runtime handle may be dropped first.
+//   - Model is immutable after loading and keeps the mapped file and the
+//     loaded CPU code. Sessions hold a shared_ptr to their Model.
+//   - Session owns its arena (intermediates), allocated once at Create and
+//     reused by every Run.
+//   - Tensor either owns its buffer (Allocate; copies share that buffer) or
+//     borrows the caller's memory (Borrow; the caller keeps it alive and
+//     unchanged for the duration of any Run that uses it).
+//
+// Thread safety:
+//   - Runtime and Model: every const method and LoadModel are safe from any
+//     number of threads at once.
+//   - Session: one thread at a time. Use one Session per concurrent caller;
+//     many Sessions over one Model may Run at the same time and share the
+//     Runtime's thread pool.
+#ifndef KILN_RUNTIME_H_
+#define KILN_RUNTIME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+enum class StatusCode : int {
+  kOk = 0,
+  kInvalidArgument = 1,    // the caller passed something wrong
+  kNotFound = 2,           // a file or a named input/output
+  kDataLoss = 3,           // a corrupted or truncated artifact
+  kUnimplemented = 4,      // a valid artifact this runtime cannot run
+  kFailedPrecondition = 5, // e.g. the CPU lacks features the code needs
+  kResourceExhausted = 6,  // memory
+  kInternal = 7,           // a kernel failed, or a runtime bug
+};
+
+const char* StatusCodeName(StatusCode code);
+
+class Status {
+ public:
+  Status() = default;  // OK
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "INVALID_ARGUMENT: input 'x': ..." or "OK".
+  std::string ToString() const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Numbered as the schema's DType (runtime/schema/kiln.fbs).
+enum class DType : uint8_t {
+  F32 = 0, F16, BF16, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool
+};
+size_t DTypeSize(DType dtype);      // bytes per element
+const char* DTypeName(DType dtype); // "f32", "i64", "bool", ...
+
+// "[1,3,224,224] f32"
+std::string DescribeShape(const std::vector<int64_t>& dims, DType dtype);
+
+class Tensor {
+ public:
+  Tensor() = default;  // empty: no dims, no data
+
+  // A view of caller memory; the Tensor never frees it.
+  static Tensor Borrow(DType dtype, std::vector<int64_t> dims, void* data);
+  // A zero-filled, 64-byte aligned buffer owned by the Tensor (and shared by
+  // its copies). Fails on negative dims or when memory runs out.
+  static Status Allocate(DType dtype, std::vector<int64_t> dims, Tensor* out);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t element_count() const;
+  size_t byte_size() const { return static_cast<size_t>(element_count()) * DTypeSize(dtype_); }
+  void* data() const { return data_; }
+  template <typename T>
+  T* data_as() const { return static_cast<T*>(data_); }
+  bool owns_data() const { return storage_ != nullptr; }
+
+ private:
+  DType dtype_ = DType::F32;
+  std::vector<int64_t> dims_;
+  void* data_ = nullptr;
+  std::shared_ptr<void> storage_;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// One input or output of a model's signature.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_names;  // "" where the model gave none
+  size_t byte_size = 0;
+};
+
+// What `kiln inspect` shows; filled from a verified artifact.
+struct KernelInfo {
+  std::string name;
+  uint32_t binding_count = 0;
+  uint32_t push_constant_count = 0;
+};
+struct ExecutableInfo {
+  std::string target, format, cpu;
+  std::vector<std::string> required_features;
+  std::vector<std::string> missing_features;  // of those, what this CPU lacks
+  size_t code_size = 0;
+  std::vector<KernelInfo> kernels;
+};
+struct StepInfo {
+  enum class Kind { kDispatch, kCopy } kind = Kind::kDispatch;
+  std::string label;
+  uint32_t executable = 0, kernel = 0;  // dispatch only
+  uint32_t workgroups[3] = {1, 1, 1};   // dispatch only
+  uint64_t copy_bytes = 0;              // copy only
+};
+struct ModelDescription {
+  uint32_t format_version = 0;
+  std::string producer, source_name;
+  uint64_t file_size = 0;
+  std::vector<TensorInfo> inputs, outputs;
+  size_t constant_count = 0;
+  uint64_t constant_bytes = 0;  // sum of the constants' sizes
+  std::vector<ExecutableInfo> executables;
+  std::string plan_target;
+  std::vector<StepInfo> steps;
+  uint64_t arena_size = 0;
+  uint64_t intermediate_bytes = 0;
+};
+
+// Verifies an artifact completely (header, checksum, FlatBuffer, semantics)
+// without loading its code, so it works on machines that cannot run it.
+Status DescribeModelFile(const std::string& path, ModelDescription* out);
+
+class Model;
+class ThreadPool;
+
+struct RuntimeOptions {
+  // Threads that run workgroups, counting each calling thread; 0 means
+  // std::thread::hardware_concurrency().
+  int num_threads = 0;
+};
+
+class Runtime : public std::enable_shared_from_this<Runtime> {
+ public:
+  static Status Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* out);
+  ~Runtime();
+
+  // Maps the file read-only and verifies it before using any of it; the
+  // weights are used in place from the mapping.
+  Status LoadModel(const std::string& path, std::shared_ptr<const Model>* out) const;
+  // Copies `size` bytes from `data`; the caller may free them afterwards.
+  Status LoadModelFromMemory(const void* data, size_t size,
+                             std::shared_ptr<const Model>* out) const;
+
+  int num_threads() const;
+
+ private:
+  Runtime() = default;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+class LoadedArtifact;
+
+class Model {
+ public:
+  ~Model();
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  // -1 when there is no such name.
+  int FindInput(const std::string& name) const;
+  int FindOutput(const std::string& name) const;
+  const ModelDescription& description() const;
+
+  // Internal: constructed by Runtime::LoadModel*.
+  Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool);
+  const LoadedArtifact& artifact() const { return *artifact_; }
+  ThreadPool& pool() const { return *pool_; }
+
+ private:
+  std::unique_ptr<LoadedArtifact> artifact_;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+class SessionState;
+
+class Session {
+ public:
+  // Allocates the arena and resolves every constant and arena binding once.
+  static Status Create(std::shared_ptr<const Model> model, std::unique_ptr<Session>* out);
+  ~Session();
+
+  // Inputs in signature order, each with the declared dtype and shape and a
+  // non-null data pointer. `outputs` either is empty (the session allocates
+  // one Tensor per output) or holds one Tensor per output in signature
+  // order whose buffers (declared dtype and shape) receive the results.
+  Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  // The same by name: every input exactly once, in any order. `outputs`
+  // either is empty (filled with every output, in signature order) or names
+  // every output once, with caller buffers as above.
+  Status Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs);
+
+  const Model& model() const { return *model_; }
+  size_t arena_size() const;
+  // For tests: where the arena lives (stable across runs).
+  const void* arena_data() const;
+
+ private:
+  Session(std::shared_ptr<const Model> model, std::unique_ptr<SessionState> state);
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<SessionState> state_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_H_

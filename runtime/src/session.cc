@@ -1,0 +1,284 @@
+// Session: validates once at Create (resolves every arena and constant
+// binding to an address), then each Run checks only the caller's tensors,
+// patches their addresses in and executes the plan step by step.
+#include <cstdlib>
+#include <cstring>
+
+#include "kiln/kernel_abi.h"
+#include "kiln/runtime.h"
+#include "runtime/src/loaded_artifact.h"
+#include "runtime/src/thread_pool.h"
+
+namespace kiln {
+
+// Binding slot whose address depends on the caller's tensors.
+struct CallerSlot {
+  size_t slot;
+  bool output;  // else input
+  uint32_t index;
+  uint64_t offset;
+};
+
+struct PreparedStep {
+  bool is_copy = false;
+  std::string label;
+  // Dispatch.
+  const kiln_kernel_info* kernel = nullptr;
+  size_t first_slot = 0;  // into SessionState::slots / slot_sizes
+  uint32_t binding_count = 0;
+  const uint32_t* push_constants = nullptr;
+  uint32_t push_constant_count = 0;
+  uint32_t workgroups[3] = {1, 1, 1};
+  // Copy: slots first_slot (source) and first_slot + 1 (target).
+  uint64_t copy_bytes = 0;
+};
+
+class SessionState {
+ public:
+  ~SessionState() { std::free(arena); }
+  void* arena = nullptr;
+  size_t arena_size = 0;
+  std::vector<void*> slots;
+  std::vector<uint64_t> slot_sizes;
+  std::vector<CallerSlot> caller_slots;
+  std::vector<PreparedStep> steps;
+};
+
+namespace {
+
+// Shared by the pool's threads for one dispatch.
+struct DispatchJob {
+  kiln_dispatch_state state;
+  kiln_kernel_fn fn;
+  std::atomic<int32_t> error{0};
+  std::atomic<uint64_t> failed_workgroup{0};
+};
+
+void RunWorkgroups(void* context, uint64_t begin, uint64_t end) {
+  auto* job = static_cast<DispatchJob*>(context);
+  const uint32_t x_count = job->state.workgroup_count[0];
+  const uint32_t y_count = job->state.workgroup_count[1];
+  for (uint64_t id = begin; id < end; ++id) {
+    if (job->error.load(std::memory_order_relaxed) != 0) return;
+    uint32_t x = static_cast<uint32_t>(id % x_count);
+    uint32_t y = static_cast<uint32_t>((id / x_count) % y_count);
+    uint32_t z = static_cast<uint32_t>(id / (static_cast<uint64_t>(x_count) * y_count));
+    int32_t rc = job->fn(&job->state, x, y, z);
+    if (rc != 0) {
+      int32_t expected = 0;
+      if (job->error.compare_exchange_strong(expected, rc))
+        job->failed_workgroup.store(id, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what) {
+  if (t.dtype() != info.dtype || t.dims() != info.dims)
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " '" + info.name + "': expected shape " +
+                      DescribeShape(info.dims, info.dtype) + ", got " +
+                      DescribeShape(t.dims(), t.dtype()));
+  if (t.data() == nullptr && info.byte_size > 0)
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " '" + info.name + "': data pointer is null");
+  return Status::Ok();
+}
+
+std::string NameList(const std::vector<TensorInfo>& infos) {
+  std::string s;
+  for (const TensorInfo& i : infos) s += (s.empty() ? "" : ", ") + i.name;
+  return s;
+}
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<SessionState> state)
+    : model_(std::move(model)), state_(std::move(state)) {}
+Session::~Session() = default;
+
+size_t Session::arena_size() const { return state_->arena_size; }
+const void* Session::arena_data() const { return state_->arena; }
+
+Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Session>* out) {
+  if (model == nullptr || out == nullptr)
+    return Status(StatusCode::kInvalidArgument, "Session::Create: model or out is null");
+  const LoadedArtifact& artifact = model->artifact();
+  const fb::Plan& plan = artifact.plan();
+  auto state = std::make_unique<SessionState>();
+  state->arena_size = plan.arena_size();
+  if (state->arena_size > 0) {
+    state->arena = std::aligned_alloc(64, (state->arena_size + 63) / 64 * 64);
+    if (state->arena == nullptr)
+      return Status(StatusCode::kResourceExhausted,
+                    "cannot allocate the " + std::to_string(state->arena_size) + "-byte arena");
+  }
+
+  // Every binding was range-checked when the artifact was loaded.
+  auto add_slot = [&](const fb::Binding& b) {
+    size_t slot = state->slots.size();
+    void* address = nullptr;
+    switch (b.space()) {
+      case fb::BufferSpace::Arena:
+        address = static_cast<uint8_t*>(state->arena) + b.offset();
+        break;
+      case fb::BufferSpace::Constant:
+        address = const_cast<uint8_t*>(artifact.constants() +
+                                       artifact.constant(b.index()).offset() + b.offset());
+        break;
+      case fb::BufferSpace::Input:
+      case fb::BufferSpace::Output:
+        state->caller_slots.push_back(
+            {slot, b.space() == fb::BufferSpace::Output, b.index(), b.offset()});
+        break;
+    }
+    state->slots.push_back(address);
+    state->slot_sizes.push_back(b.length());
+  };
+
+  const ModelDescription& description = model->description();
+  for (uint32_t i = 0; i < plan.steps()->size(); ++i) {
+    const fb::Step& step = *plan.steps()->Get(i);
+    PreparedStep prepared;
+    prepared.label = description.steps[i].label;
+    prepared.first_slot = state->slots.size();
+    if (step.kind() == fb::StepKind::Copy) {
+      prepared.is_copy = true;
+      prepared.copy_bytes = step.copy()->source()->length();
+      add_slot(*step.copy()->source());
+      add_slot(*step.copy()->target());
+    } else {
+      const fb::DispatchStep& d = *step.dispatch();
+      prepared.kernel = &artifact.executable(d.executable()).kernel(d.kernel());
+      prepared.binding_count = d.bindings()->size();
+      for (const fb::Binding* b : *d.bindings()) add_slot(*b);
+      prepared.push_constant_count = d.push_constants() ? d.push_constants()->size() : 0;
+      prepared.push_constants = d.push_constants() ? d.push_constants()->data() : nullptr;
+      for (int a = 0; a < 3; ++a) prepared.workgroups[a] = d.workgroups()->Get(a);
+    }
+    state->steps.push_back(std::move(prepared));
+  }
+  out->reset(new Session(std::move(model), std::move(state)));
+  return Status::Ok();
+}
+
+Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
+  const std::vector<TensorInfo>& input_infos = model_->inputs();
+  const std::vector<TensorInfo>& output_infos = model_->outputs();
+  if (inputs.size() != input_infos.size())
+    return Status(StatusCode::kInvalidArgument,
+                  "expected " + std::to_string(input_infos.size()) + " inputs (" +
+                      NameList(input_infos) + "), got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Status s = CheckTensor(inputs[i], input_infos[i], "input");
+    if (!s.ok()) return s;
+  }
+  if (outputs->empty()) {
+    std::vector<Tensor> allocated(output_infos.size());
+    for (size_t i = 0; i < output_infos.size(); ++i) {
+      Status s = Tensor::Allocate(output_infos[i].dtype, output_infos[i].dims, &allocated[i]);
+      if (!s.ok()) return s;
+    }
+    *outputs = std::move(allocated);
+  } else {
+    if (outputs->size() != output_infos.size())
+      return Status(StatusCode::kInvalidArgument,
+                    "expected no output tensors (to allocate them) or " +
+                        std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
+                        "), got " + std::to_string(outputs->size()));
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      Status s = CheckTensor((*outputs)[i], output_infos[i], "output");
+      if (!s.ok()) return s;
+    }
+  }
+
+  SessionState& st = *state_;
+  for (const CallerSlot& c : st.caller_slots) {
+    uint8_t* base = static_cast<uint8_t*>(c.output ? (*outputs)[c.index].data()
+                                                   : inputs[c.index].data());
+    st.slots[c.slot] = base + c.offset;
+  }
+
+  ThreadPool& pool = model_->pool();
+  for (size_t i = 0; i < st.steps.size(); ++i) {
+    const PreparedStep& step = st.steps[i];
+    if (step.is_copy) {
+      if (step.copy_bytes > 0)
+        std::memmove(st.slots[step.first_slot + 1], st.slots[step.first_slot], step.copy_bytes);
+      continue;
+    }
+    DispatchJob job;
+    job.fn = step.kernel->function;
+    job.state.bindings = st.slots.data() + step.first_slot;
+    job.state.binding_sizes = st.slot_sizes.data() + step.first_slot;
+    job.state.push_constants = step.push_constants;
+    job.state.workgroup_count[0] = step.workgroups[0];
+    job.state.workgroup_count[1] = step.workgroups[1];
+    job.state.workgroup_count[2] = step.workgroups[2];
+    job.state.binding_count = step.binding_count;
+    job.state.push_constant_count = step.push_constant_count;
+    uint64_t total = static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] * step.workgroups[2];
+    // A few chunks per thread balance uneven workgroups without paying
+    // one atomic per workgroup.
+    uint64_t chunk = std::max<uint64_t>(1, total / (static_cast<uint64_t>(pool.num_threads()) * 4));
+    pool.ParallelFor(total, chunk, RunWorkgroups, &job);
+    if (int32_t rc = job.error.load()) {
+      return Status(StatusCode::kInternal,
+                    "step " + std::to_string(i) + " '" + step.label + "': kernel '" +
+                        step.kernel->name + "' returned " + std::to_string(rc) +
+                        " for workgroup " + std::to_string(job.failed_workgroup.load()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs) {
+  if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
+  const std::vector<TensorInfo>& input_infos = model_->inputs();
+  const std::vector<TensorInfo>& output_infos = model_->outputs();
+  if (inputs.size() != input_infos.size())
+    return Status(StatusCode::kInvalidArgument,
+                  "expected " + std::to_string(input_infos.size()) + " inputs (" +
+                      NameList(input_infos) + "), got " + std::to_string(inputs.size()));
+  std::vector<Tensor> ordered(input_infos.size());
+  std::vector<bool> seen(input_infos.size(), false);
+  for (const NamedTensor& named : inputs) {
+    int index = model_->FindInput(named.name);
+    if (index < 0)
+      return Status(StatusCode::kNotFound, "no input named '" + named.name + "' (inputs: " +
+                                               NameList(input_infos) + ")");
+    if (seen[index])
+      return Status(StatusCode::kInvalidArgument, "input '" + named.name + "' given twice");
+    seen[index] = true;
+    ordered[index] = named.tensor;
+  }
+  std::vector<Tensor> results;
+  if (!outputs->empty()) {
+    if (outputs->size() != output_infos.size())
+      return Status(StatusCode::kInvalidArgument,
+                    "expected no output tensors (to allocate them) or " +
+                        std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
+                        "), got " + std::to_string(outputs->size()));
+    results.resize(output_infos.size());
+    std::vector<bool> seen_out(output_infos.size(), false);
+    for (const NamedTensor& named : *outputs) {
+      int index = model_->FindOutput(named.name);
+      if (index < 0)
+        return Status(StatusCode::kNotFound, "no output named '" + named.name + "' (outputs: " +
+                                                 NameList(output_infos) + ")");
+      if (seen_out[index])
+        return Status(StatusCode::kInvalidArgument, "output '" + named.name + "' given twice");
+      seen_out[index] = true;
+      results[index] = named.tensor;
+    }
+  }
+  Status s = Run(ordered, &results);
+  if (!s.ok()) return s;
+  if (outputs->empty())
+    for (size_t i = 0; i < results.size(); ++i)
+      outputs->push_back({output_infos[i].name, std::move(results[i])});
+  return Status::Ok();
+}
+
+}  // namespace kiln

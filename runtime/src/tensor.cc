@@ -1,0 +1,104 @@
+// Status, DType and Tensor: the value types of the C++ API.
+#include <cstdlib>
+#include <cstring>
+
+#include "kiln/runtime.h"
+
+namespace kiln {
+
+const char* StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound: return "NOT_FOUND";
+    case StatusCode::kDataLoss: return "DATA_LOSS";
+    case StatusCode::kUnimplemented: return "UNIMPLEMENTED";
+    case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    case StatusCode::kInternal: return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  return std::string(StatusCodeName(code_)) + ": " + message_;
+}
+
+size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::F32: case DType::I32: case DType::U32: return 4;
+    case DType::F16: case DType::BF16: case DType::I16: case DType::U16: return 2;
+    case DType::F64: case DType::I64: case DType::U64: return 8;
+    case DType::I8: case DType::U8: case DType::Bool: return 1;
+  }
+  return 0;
+}
+
+const char* DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "f32";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F64: return "f64";
+    case DType::I8: return "i8";
+    case DType::I16: return "i16";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
+    case DType::U8: return "u8";
+    case DType::U16: return "u16";
+    case DType::U32: return "u32";
+    case DType::U64: return "u64";
+    case DType::Bool: return "bool";
+  }
+  return "unknown";
+}
+
+std::string DescribeShape(const std::vector<int64_t>& dims, DType dtype) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "] " + DTypeName(dtype);
+}
+
+Tensor Tensor::Borrow(DType dtype, std::vector<int64_t> dims, void* data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.data_ = data;
+  return t;
+}
+
+Status Tensor::Allocate(DType dtype, std::vector<int64_t> dims, Tensor* out) {
+  uint64_t bytes = DTypeSize(dtype);
+  if (bytes == 0) return Status(StatusCode::kInvalidArgument, "unknown dtype");
+  for (int64_t d : dims) {
+    if (d < 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "cannot allocate shape " + DescribeShape(dims, dtype) + ": negative dimension");
+    if (d > 0 && bytes > (1ull << 62) / static_cast<uint64_t>(d))
+      return Status(StatusCode::kResourceExhausted, "shape " + DescribeShape(dims, dtype) + " is too large");
+    bytes *= static_cast<uint64_t>(d);
+  }
+  // At least one cache line, so empty tensors still get a valid pointer.
+  size_t rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (p == nullptr)
+    return Status(StatusCode::kResourceExhausted,
+                  "cannot allocate " + std::to_string(bytes) + " bytes for " + DescribeShape(dims, dtype));
+  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.data_ = p;
+  t.storage_ = std::shared_ptr<void>(p, std::free);
+  *out = std::move(t);
+  return Status::Ok();
+}
+
+int64_t Tensor::element_count() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+}  // namespace kiln

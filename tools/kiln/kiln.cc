@@ -1,0 +1,328 @@
+// kiln - runs, benchmarks and inspects .kiln artifacts.
+//
+//   kiln run model.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]
+//   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N]
+//   kiln inspect model.kiln
+//
+// Exit status: 0 on success, 1 when a file or the model fails, 2 on bad usage.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "kiln/runtime.h"
+#include "tools/kiln/tensor_files.h"
+
+namespace kiln::tools {
+namespace {
+
+constexpr int kUsageError = 2, kFailure = 1;
+
+const char kUsage[] =
+    "usage:\n"
+    "  kiln run MODEL.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]\n"
+    "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N]\n"
+    "  kiln inspect MODEL.kiln\n"
+    "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
+    "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n";
+
+int Usage(const std::string& problem) {
+  std::fprintf(stderr, "kiln: %s\n%s", problem.c_str(), kUsage);
+  return kUsageError;
+}
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "kiln: %s\n", s.message().c_str());
+  return kFailure;
+}
+
+struct Options {
+  std::string model;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  uint64_t seed = 0;
+  std::string output_dir;
+  int threads = 0;
+  long iterations = 100, warmup = 10;
+};
+
+bool ParseNumber(const std::string& text, long min, long max, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+// Returns -1 on success, else the exit code.
+int ParseOptions(const std::string& command, int argc, char** argv, Options* o) {
+  std::vector<std::string> positional;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string* out) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        *out = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        return true;
+      }
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    if (arg.rfind("--", 0) != 0) {
+      positional.push_back(arg);
+      continue;
+    }
+    std::string v;
+    long n;
+    if (arg.rfind("--input", 0) == 0 && command == "run") {
+      // "--input NAME=FILE" or "--input=NAME=FILE"
+      if (arg == "--input") {
+        if (i + 1 >= argc) return Usage("--input needs NAME=FILE");
+        v = argv[++i];
+      } else if (arg.rfind("--input=", 0) == 0) {
+        v = arg.substr(8);
+      } else {
+        return Usage("unknown option '" + arg + "'");
+      }
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        return Usage("--input needs NAME=FILE, got '" + v + "'");
+      o->inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    } else if (!value(&v)) {
+      return Usage(arg + " needs a value");
+    } else if (arg == "--threads") {
+      if (!ParseNumber(v, 0, 1024, &n)) return Usage("--threads needs a number in [0, 1024], got '" + v + "'");
+      o->threads = static_cast<int>(n);
+    } else if (arg == "--seed" && command == "run") {
+      if (!ParseNumber(v, 0, 0x7FFFFFFF, &n)) return Usage("--seed needs a non-negative number, got '" + v + "'");
+      o->seed = static_cast<uint64_t>(n);
+    } else if (arg == "--output-dir" && command == "run") {
+      o->output_dir = v;
+    } else if (arg == "--iterations" && command == "bench") {
+      if (!ParseNumber(v, 1, 100000000, &n)) return Usage("--iterations needs a positive number, got '" + v + "'");
+      o->iterations = n;
+    } else if (arg == "--warmup" && command == "bench") {
+      if (!ParseNumber(v, 0, 100000000, &n)) return Usage("--warmup needs a non-negative number, got '" + v + "'");
+      o->warmup = n;
+    } else {
+      return Usage("unknown option '" + arg + "' for '" + command + "'");
+    }
+  }
+  if (positional.size() != 1)
+    return Usage(positional.empty() ? "no model file given" : "more than one model file given");
+  o->model = positional[0];
+  return -1;
+}
+
+struct Loaded {
+  std::shared_ptr<Runtime> runtime;
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Session> session;
+};
+
+Status Load(const Options& o, Loaded* out) {
+  RuntimeOptions options;
+  options.num_threads = o.threads;
+  Status s = Runtime::Create(options, &out->runtime);
+  if (s.ok()) s = out->runtime->LoadModel(o.model, &out->model);
+  if (s.ok()) s = Session::Create(out->model, &out->session);
+  return s;
+}
+
+Status MakeInputs(const Options& o, const Model& model, std::vector<Tensor>* inputs) {
+  std::map<std::string, std::string> files;
+  for (const auto& [name, file] : o.inputs) {
+    if (model.FindInput(name) < 0) {
+      std::string names;
+      for (const TensorInfo& info : model.inputs()) names += (names.empty() ? "" : ", ") + info.name;
+      return Status(StatusCode::kNotFound, "--input " + name + ": the model has no input '" + name +
+                                               "' (inputs: " + names + ")");
+    }
+    if (!files.emplace(name, file).second)
+      return Status(StatusCode::kInvalidArgument, "--input " + name + " given twice");
+  }
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const TensorInfo& info = model.inputs()[i];
+    Tensor t;
+    auto it = files.find(info.name);
+    if (it != files.end()) {
+      Status s = ReadTensorFile(it->second, &t);
+      if (!s.ok()) return s;
+      if (t.dtype() != info.dtype || t.dims() != info.dims)
+        return Status(StatusCode::kInvalidArgument,
+                      "input '" + info.name + "' from " + it->second + ": expected shape " +
+                          DescribeShape(info.dims, info.dtype) + ", got " + DescribeShape(t.dims(), t.dtype()));
+    } else {
+      Status s = Tensor::Allocate(info.dtype, info.dims, &t);
+      if (!s.ok()) return s;
+      FillRandom(&t, o.seed * 1000003 + i);
+    }
+    inputs->push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+void PrintSummary(const std::string& name, const Tensor& t) {
+  std::printf("%s: %s\n  values:", name.c_str(), DescribeShape(t.dims(), t.dtype()).c_str());
+  int64_t n = t.element_count();
+  for (int64_t i = 0; i < std::min<int64_t>(n, 8); ++i) std::printf(" %.6g", ElementAsDouble(t, i));
+  if (n > 8) std::printf(" ...");
+  if (n > 0) {
+    double lo = ElementAsDouble(t, 0), hi = lo, sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = ElementAsDouble(t, i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    std::printf("\n  min %.6g  max %.6g  mean %.6g", lo, hi, sum / static_cast<double>(n));
+  }
+  std::printf("\n");
+}
+
+int Run(const Options& o) {
+  Loaded loaded;
+  Status s = Load(o, &loaded);
+  if (!s.ok()) return Fail(s);
+  std::vector<Tensor> inputs, outputs;
+  if (!(s = MakeInputs(o, *loaded.model, &inputs)).ok()) return Fail(s);
+  auto start = std::chrono::steady_clock::now();
+  s = loaded.session->Run(inputs, &outputs);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!s.ok()) return Fail(s);
+  if (!o.output_dir.empty()) {
+    struct stat st;
+    if (::stat(o.output_dir.c_str(), &st) != 0 && ::mkdir(o.output_dir.c_str(), 0755) != 0)
+      return Fail(Status(StatusCode::kNotFound, "cannot create output directory '" + o.output_dir + "'"));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = loaded.model->outputs()[i].name;
+    PrintSummary(name, outputs[i]);
+    if (!o.output_dir.empty()) {
+      std::string path = o.output_dir + "/" + SafeFileName(name) + ".npy";
+      if (!(s = WriteFile(path, EncodeNpy(outputs[i]))).ok()) return Fail(s);
+      std::printf("  written to %s\n", path.c_str());
+    }
+  }
+  std::printf("latency: %.3f ms\n", ms);
+  return 0;
+}
+
+int Bench(const Options& o) {
+  Loaded loaded;
+  Status s = Load(o, &loaded);
+  if (!s.ok()) return Fail(s);
+  std::vector<Tensor> inputs, outputs;
+  if (!(s = MakeInputs(o, *loaded.model, &inputs)).ok()) return Fail(s);
+  for (long i = 0; i < o.warmup; ++i)
+    if (!(s = loaded.session->Run(inputs, &outputs)).ok()) return Fail(s);
+  // Outputs allocated once, as a serving loop would.
+  if (outputs.empty() && !(s = loaded.session->Run(inputs, &outputs)).ok()) return Fail(s);
+  std::vector<double> ms(static_cast<size_t>(o.iterations));
+  auto begin = std::chrono::steady_clock::now();
+  for (double& m : ms) {
+    auto start = std::chrono::steady_clock::now();
+    if (!(s = loaded.session->Run(inputs, &outputs)).ok()) return Fail(s);
+    m = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&ms](double p) {
+    size_t at = static_cast<size_t>(p / 100.0 * static_cast<double>(ms.size() - 1) + 0.5);
+    return ms[std::min(at, ms.size() - 1)];
+  };
+  std::printf("%s: %ld iterations (%ld warmup), %d threads\n", o.model.c_str(), o.iterations, o.warmup,
+              loaded.runtime->num_threads());
+  std::printf("latency ms: p50 %.4f  p90 %.4f  p99 %.4f\n", pct(50), pct(90), pct(99));
+  std::printf("throughput: %.1f runs/s\n", static_cast<double>(o.iterations) / total);
+  return 0;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s.empty() ? "none" : s;
+}
+
+void PrintTensors(const char* what, const std::vector<TensorInfo>& infos) {
+  std::printf("%s:\n", what);
+  for (const TensorInfo& t : infos) {
+    std::printf("  %s: %s", t.name.c_str(), DescribeShape(t.dims, t.dtype).c_str());
+    bool named = false;
+    for (const std::string& n : t.dim_names) named |= !n.empty();
+    if (named) {
+      std::printf(" (dims");
+      for (const std::string& n : t.dim_names) std::printf(" %s", n.empty() ? "?" : n.c_str());
+      std::printf(")");
+    }
+    std::printf("\n");
+  }
+}
+
+int Inspect(const Options& o) {
+  ModelDescription d;
+  Status s = DescribeModelFile(o.model, &d);
+  if (!s.ok()) return Fail(s);
+  std::printf("%s: %llu bytes, format version %u, produced by %s from %s\n", o.model.c_str(),
+              static_cast<unsigned long long>(d.file_size), d.format_version, d.producer.c_str(),
+              d.source_name.empty() ? "(unnamed)" : d.source_name.c_str());
+  PrintTensors("inputs", d.inputs);
+  PrintTensors("outputs", d.outputs);
+  std::printf("constants: %zu, %llu bytes\n", d.constant_count,
+              static_cast<unsigned long long>(d.constant_bytes));
+  std::printf("executables:\n");
+  for (size_t i = 0; i < d.executables.size(); ++i) {
+    const ExecutableInfo& e = d.executables[i];
+    std::printf("  %zu: %s %s, cpu %s, %zu bytes of code\n     features: %s\n", i, e.target.c_str(),
+                e.format.c_str(), e.cpu.empty() ? "(generic)" : e.cpu.c_str(), e.code_size,
+                Join(e.required_features).c_str());
+    if (!e.missing_features.empty())
+      std::printf("     this CPU lacks: %s\n", Join(e.missing_features).c_str());
+    for (size_t k = 0; k < e.kernels.size(); ++k)
+      std::printf("     kernel %zu: %s (%u bindings, %u push constants)\n", k, e.kernels[k].name.c_str(),
+                  e.kernels[k].binding_count, e.kernels[k].push_constant_count);
+  }
+  std::printf("plan (%s): %zu steps\n", d.plan_target.c_str(), d.steps.size());
+  for (size_t i = 0; i < d.steps.size(); ++i) {
+    const StepInfo& st = d.steps[i];
+    if (st.kind == StepInfo::Kind::kCopy)
+      std::printf("  %zu: copy %llu bytes  %s\n", i, static_cast<unsigned long long>(st.copy_bytes),
+                  st.label.c_str());
+    else
+      std::printf("  %zu: dispatch %s [%u,%u,%u]  %s\n", i,
+                  d.executables[st.executable].kernels[st.kernel].name.c_str(), st.workgroups[0],
+                  st.workgroups[1], st.workgroups[2], st.label.c_str());
+  }
+  std::printf("arena: %llu bytes (intermediates without reuse: %llu bytes)\n",
+              static_cast<unsigned long long>(d.arena_size),
+              static_cast<unsigned long long>(d.intermediate_bytes));
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::tools
+
+int main(int argc, char** argv) {
+  using namespace kiln::tools;
+  if (argc < 2) return Usage("no command given");
+  std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  if (command != "run" && command != "bench" && command != "inspect")
+    return Usage("unknown command '" + command + "'");
+  Options options;
+  int rc = ParseOptions(command, argc, argv, &options);
+  if (rc >= 0) return rc;
+  if (command == "run") return Run(options);
+  if (command == "bench") return Bench(options);
+  return Inspect(options);
+}

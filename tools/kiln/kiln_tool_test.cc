@@ -1,0 +1,189 @@
+// kiln run / bench / inspect on a hand-built artifact, with .npy and
+// TensorProto inputs; plus the tensor-file helpers on literal bytes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "runtime/elf_needed.h"
+#include "runtime/testing/test_artifacts.h"
+#include "tools/kiln/kiln_test_util.h"
+#include "tools/kiln/tensor_files.h"
+
+namespace kiln::testing {
+namespace {
+
+using tools::EncodeNpy;
+using tools::ParseNpy;
+using tools::ParseTensorProto;
+
+std::vector<uint8_t> TensorProtoBytes(const std::string& name, const std::vector<float>& values,
+                                      bool raw) {
+  // dims 4 and 100 (field 1, varint), data_type FLOAT (field 2), name
+  // (field 8), then raw_data (field 9) or packed float_data (field 4).
+  std::vector<uint8_t> b = {0x08, 4, 0x08, 100, 0x10, 1, 0x42, static_cast<uint8_t>(name.size())};
+  b.insert(b.end(), name.begin(), name.end());
+  size_t bytes = values.size() * 4;
+  b.push_back(raw ? 0x4A : 0x22);
+  b.push_back(static_cast<uint8_t>(0x80 | (bytes & 0x7F)));
+  b.push_back(static_cast<uint8_t>(bytes >> 7));
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(values.data());
+  b.insert(b.end(), p, p + bytes);
+  return b;
+}
+
+std::vector<float> ReadNpyFloats(const std::string& path) {
+  Tensor t;
+  Status s = ParseNpy(ReadFileBytes(path), &t);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return {};
+  EXPECT_EQ(t.dims(), (std::vector<int64_t>{kRows, kCols}));
+  return std::vector<float>(t.data_as<float>(), t.data_as<float>() + t.element_count());
+}
+
+class KilnToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    ASSERT_TRUE(artifact::writeArtifactFile(AddScaleSpec(), model_, error)) << error;
+  }
+  std::string model_ = TempPath("tool.kiln");
+  std::vector<float> x_ = RandomFloats(kElements, 11), y_ = RandomFloats(kElements, 12);
+};
+
+TEST_F(KilnToolTest, RunWithNpyAndTensorProtoInputs) {
+  Tensor x = Tensor::Borrow(DType::F32, {kRows, kCols}, x_.data());
+  ASSERT_TRUE(WriteFileBytes(TempPath("x.npy"), EncodeNpy(x)));
+  ASSERT_TRUE(WriteFileBytes(TempPath("y.pb"), TensorProtoBytes("y", y_, /*raw=*/true)));
+  std::string out_dir = TempPath("out");
+  CommandResult r = RunKiln("run " + model_ + " --input x=" + TempPath("x.npy") + " --input y=" +
+                            TempPath("y.pb") + " --output-dir " + out_dir + " --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sum: [4,100] f32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("scaled/out: [4,100] f32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("min "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("latency: "), std::string::npos) << r.output;
+  // "scaled/out" becomes a safe file name.
+  EXPECT_EQ(ReadNpyFloats(out_dir + "/sum.npy"), ExpectedSum(x_, y_));
+  EXPECT_EQ(ReadNpyFloats(out_dir + "/scaled_out.npy"), ExpectedScaled(x_));
+}
+
+TEST_F(KilnToolTest, RunWithPackedFloatDataAndRandomInputs) {
+  ASSERT_TRUE(WriteFileBytes(TempPath("x.pb"), TensorProtoBytes("x", x_, /*raw=*/false)));
+  std::string out_dir = TempPath("out_random");
+  CommandResult r = RunKiln("run " + model_ + " --input x=" + TempPath("x.pb") + " --seed 5 --output-dir " + out_dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadNpyFloats(out_dir + "/scaled_out.npy"), ExpectedScaled(x_));
+  // y was random: the same seed gives the same sum, another seed another.
+  std::vector<float> first = ReadNpyFloats(out_dir + "/sum.npy");
+  ASSERT_EQ(RunKiln("run " + model_ + " --input x=" + TempPath("x.pb") + " --seed 5 --output-dir " + out_dir).exit_code, 0);
+  EXPECT_EQ(ReadNpyFloats(out_dir + "/sum.npy"), first);
+  ASSERT_EQ(RunKiln("run " + model_ + " --input x=" + TempPath("x.pb") + " --seed 6 --output-dir " + out_dir).exit_code, 0);
+  EXPECT_NE(ReadNpyFloats(out_dir + "/sum.npy"), first);
+  for (float v : first) {
+    EXPECT_GE(v, -2.0f);
+    EXPECT_LE(v, 2.0f);
+  }
+}
+
+TEST_F(KilnToolTest, Inspect) {
+  CommandResult r = RunKiln("inspect " + model_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* expected :
+       {"format version 1, produced by kilnc from add_scale.onnx", "x: [4,100] f32 (dims batch ?)",
+        "scaled/out: [4,100] f32", "constants: 1, 1600 bytes", "0: x86_64 elf-shared-object, cpu x86-64",
+        "kernel 1: scale (2 bindings, 1 push constants)", "plan (x86_64): 4 steps",
+        "0: dispatch add [7,1,1]  dispatch_0: add x c", "2: copy 1600 bytes  copy_2: scaled",
+        "arena: 3200 bytes (intermediates without reuse: 3200 bytes)"})
+    EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
+}
+
+TEST_F(KilnToolTest, Bench) {
+  CommandResult r = RunKiln("bench " + model_ + " --iterations 50 --warmup 3 --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("50 iterations (3 warmup), 2 threads"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("latency ms: p50 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" p99 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("runs/s"), std::string::npos) << r.output;
+}
+
+TEST(TensorFiles, NpyRoundTripAndAlignment) {
+  std::vector<int32_t> values = {1, -2, 3, 4, 5, 6};
+  Tensor t = Tensor::Borrow(DType::I32, {2, 3}, values.data());
+  std::vector<uint8_t> bytes = EncodeNpy(t);
+  EXPECT_EQ((bytes.size() - 24) % 64, 0u);  // data starts 64-byte aligned
+  std::string header(bytes.begin() + 10, bytes.end() - 24);
+  EXPECT_NE(header.find("'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"), std::string::npos)
+      << header;
+  Tensor back;
+  ASSERT_TRUE(ParseNpy(bytes, &back).ok());
+  EXPECT_EQ(back.dtype(), DType::I32);
+  EXPECT_EQ(back.data_as<int32_t>()[1], -2);
+
+  // A one-dimensional shape is written "(6,)", as numpy does.
+  Tensor flat = Tensor::Borrow(DType::U8, {6}, values.data());
+  std::string flat_bytes(reinterpret_cast<const char*>(EncodeNpy(flat).data()), 80);
+  EXPECT_NE(flat_bytes.find("'descr': '|u1'"), std::string::npos);
+  EXPECT_NE(flat_bytes.find("(6,)"), std::string::npos);
+}
+
+TEST(TensorFiles, NpyVersion2AndErrors) {
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
+  header.append(64 - (12 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0,
+                                static_cast<uint8_t>(header.size()), 0, 0, 0};
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  double d[2] = {1.5, -2.5};
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(d);
+  bytes.insert(bytes.end(), p, p + 16);
+  Tensor t;
+  Status s = ParseNpy(bytes, &t);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(t.dtype(), DType::F64);
+  EXPECT_EQ(t.data_as<double>()[1], -2.5);
+  bytes.pop_back();
+  EXPECT_EQ(ParseNpy(bytes, &t).message(), ".npy data is 15 bytes; shape [2] f64 needs 16");
+  std::string fortran = "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }";
+  std::vector<uint8_t> f = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(fortran.size()), 0};
+  f.insert(f.end(), fortran.begin(), fortran.end());
+  EXPECT_NE(ParseNpy(f, &t).message().find("Fortran order"), std::string::npos);
+}
+
+TEST(TensorFiles, TensorProtoIntegerTypes) {
+  // dims [3], data_type INT64 (7), name "ids", int64_data packed {1, 300, 2}.
+  std::vector<uint8_t> b = {0x08, 3, 0x10, 7, 0x42, 3, 'i', 'd', 's', 0x3A, 4, 1, 0xAC, 0x02, 2};
+  Tensor t;
+  std::string name;
+  Status s = ParseTensorProto(b, &t, &name);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(name, "ids");
+  EXPECT_EQ(t.dtype(), DType::I64);
+  EXPECT_EQ(t.data_as<int64_t>()[1], 300);
+  b.pop_back();
+  b[10] = 3;  // two values for three elements
+  EXPECT_EQ(ParseTensorProto(b, &t, &name).message(),
+            "TensorProto has 2 values; shape [3] i64 needs 3");
+  std::vector<uint8_t> garbage = {0x0A, 0xFF};
+  EXPECT_EQ(ParseTensorProto(garbage, &t, &name).message(),
+            "not a valid ONNX TensorProto (malformed protobuf)");
+}
+
+TEST(TensorFiles, SafeFileNames) {
+  EXPECT_EQ(tools::SafeFileName("scaled/out:0"), "scaled_out_0");
+  EXPECT_EQ(tools::SafeFileName("a.b-c_d"), "a.b-c_d");
+  EXPECT_EQ(tools::SafeFileName(".."), "_..");
+}
+
+TEST(Dependencies, KilnBinaryNeedsNoCompilerLibraries) {
+  std::vector<std::string> needed;
+  ASSERT_TRUE(ReadElfNeeded(ReadFileBytes("tools/kiln/kiln"), &needed));
+  for (const std::string& lib : needed) {
+    EXPECT_EQ(lib.find("MLIR"), std::string::npos) << lib;
+    EXPECT_EQ(lib.find("LLVM"), std::string::npos) << lib;
+    EXPECT_EQ(lib.find("protobuf"), std::string::npos) << lib;
+    EXPECT_EQ(lib.find("flatbuffers"), std::string::npos) << lib;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
