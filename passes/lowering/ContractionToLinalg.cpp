@@ -1,11 +1,501 @@
-//===- ContractionToLinalg.cpp - Lowering of Kiln contraction ops ----------------===//
+//===- ContractionToLinalg.cpp - Lowering of matmul, conv and pooling -----===//
+//
+// Matmul becomes linalg.matmul (leading dims folded into M when the rhs is
+// a matrix), linalg.batch_matmul, or a broadcasting contraction generic.
+//
+// Convolution becomes a matrix product so that the matmul code generator
+// (register tiles of FMA vectors) serves it too: an all-parallel im2col
+// generic gathers the windows into [N, C*K1..Kn, O1..On] (nothing is
+// gathered for 1x1, stride-1 kernels), then a contraction generic over
+// (n, m, p, ck) multiplies by the filter. Grouped and depthwise convolutions
+// split the channels into a group dimension and use one direct generic.
+//
+// Pooling is a generic over (n, c, o..., k...) with a window-shaped
+// placeholder operand giving the k loops their range (as linalg's named
+// pooling ops do). Average pooling divides by per-position window counts
+// computed at compile time, which covers count_include_pad and ceil_mode.
+//
+//===----------------------------------------------------------------------===//
 #include "passes/lowering/KilnToLinalg.h"
 #include "passes/lowering/LoweringUtils.h"
 
 #include "dialects/kiln/KilnDialect.h"
 
-namespace mlir::kiln {
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
-void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {}
+namespace mlir::kiln {
+namespace {
+
+using utils::IteratorType;
+
+Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc) {
+  if (isa<FloatType>(acc.getType()))
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, lhs, rhs));
+  return arith::AddIOp::create(b, loc, acc,
+                               arith::MulIOp::create(b, loc, lhs, rhs));
+}
+
+// Reassociation grouping the first `count` dims together, others alone.
+SmallVector<ReassociationIndices> groupLeading(int64_t rank, int64_t count) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices first;
+  for (int64_t i = 0; i < count; ++i)
+    first.push_back(i);
+  groups.push_back(first);
+  for (int64_t i = count; i < rank; ++i)
+    groups.push_back({i});
+  return groups;
+}
+
+Value collapse(OpBuilder &b, Location loc, Value value,
+               ArrayRef<ReassociationIndices> groups) {
+  return tensor::CollapseShapeOp::create(b, loc, value, groups);
+}
+
+Value expand(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+             ArrayRef<ReassociationIndices> groups) {
+  return tensor::ExpandShapeOp::create(b, loc, type, value, groups);
+}
+
+// Pads the spatial dims (2..) of an [N, C, D...] tensor.
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, TypedAttr padValue) {
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(high, [](int64_t v) { return v == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> lo = {0, 0}, hi = {0, 0}, shape;
+  lo.append(low.begin(), low.end());
+  hi.append(high.begin(), high.end());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape.push_back(type.getDimSize(d) + lo[d] + hi[d]);
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  Value value = arith::ConstantOp::create(b, loc, padValue);
+  return tensor::PadOp::create(b, loc, paddedType, input,
+                               getAsIndexOpFoldResult(b.getContext(), lo),
+                               getAsIndexOpFoldResult(b.getContext(), hi), value,
+                               /*nofold=*/false);
+}
+
+class MatmulPattern : public OpRewritePattern<MatmulOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    // Vectors become matrices; the added unit dims are dropped at the end.
+    if (lhsType.getRank() == 1) {
+      lhsType = RankedTensorType::get({1, lhsType.getDimSize(0)}, element);
+      lhs = expand(rewriter, loc, lhs, lhsType, {{0, 1}});
+    }
+    if (rhsType.getRank() == 1) {
+      rhsType = RankedTensorType::get({rhsType.getDimSize(0), 1}, element);
+      rhs = expand(rewriter, loc, rhs, rhsType, {{0, 1}});
+    }
+    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+    int64_t m = lhsType.getDimSize(lhsRank - 2);
+    int64_t n = rhsType.getDimSize(rhsRank - 1);
+    int64_t batchRank = std::max(lhsRank, rhsRank) - 2;
+    SmallVector<int64_t> batch;
+    for (int64_t i = 0; i < batchRank; ++i) {
+      int64_t l = i - (batchRank - (lhsRank - 2));
+      int64_t r = i - (batchRank - (rhsRank - 2));
+      int64_t ld = l >= 0 ? lhsType.getDimSize(l) : 1;
+      int64_t rd = r >= 0 ? rhsType.getDimSize(r) : 1;
+      batch.push_back(std::max(ld, rd));
+    }
+    SmallVector<int64_t> fullShape(batch);
+    fullShape.append({m, n});
+    auto fullType = RankedTensorType::get(fullShape, element);
+    Value result;
+    int64_t batchSize = 1;
+    for (int64_t d : batch)
+      batchSize *= d;
+    if (rhsRank == 2) {
+      // [B..., M, K] x [K, N]: fold the batch into M.
+      Value lhs2 = lhsRank > 2 ? collapse(rewriter, loc, lhs,
+                                          groupLeading(lhsRank, lhsRank - 1))
+                               : lhs;
+      auto type = RankedTensorType::get({batchSize * m, n}, element);
+      Value init = filledTensor(rewriter, loc, type, zeroAttr(element));
+      result = linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs2, rhs},
+                                        ValueRange{init})
+                   .getResult(0);
+      if (lhsRank > 2)
+        result = expand(rewriter, loc, result, fullType,
+                        groupLeading(batchRank + 2, batchRank + 1));
+    } else if (lhsRank == rhsRank &&
+               lhsType.getShape().drop_back(2) == ArrayRef<int64_t>(batch) &&
+               rhsType.getShape().drop_back(2) == ArrayRef<int64_t>(batch)) {
+      // Same batch dims on both sides: one batch_matmul over their product.
+      auto fold = [&](Value v, int64_t rank) {
+        return rank == 3 ? v
+                         : collapse(rewriter, loc, v,
+                                    groupLeading(rank, rank - 2));
+      };
+      auto type = RankedTensorType::get({batchSize, m, n}, element);
+      Value init = filledTensor(rewriter, loc, type, zeroAttr(element));
+      result = linalg::BatchMatmulOp::create(
+                   rewriter, loc, ValueRange{fold(lhs, lhsRank), fold(rhs, rhsRank)},
+                   ValueRange{init})
+                   .getResult(0);
+      if (batchRank != 1)
+        result = expand(rewriter, loc, result, fullType,
+                        groupLeading(batchRank + 2, batchRank));
+    } else {
+      // Broadcasting batch dims: a contraction generic over
+      // (batch..., m, n, k).
+      MLIRContext *ctx = rewriter.getContext();
+      int64_t loops = batchRank + 3;
+      auto operandMap = [&](RankedTensorType type, bool isLhs) {
+        SmallVector<AffineExpr> exprs;
+        int64_t rank = type.getRank();
+        for (int64_t d = 0; d < rank - 2; ++d) {
+          int64_t loop = d + (batchRank - (rank - 2));
+          exprs.push_back(type.getDimSize(d) == 1 && batch[loop] != 1
+                              ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(loop, ctx));
+        }
+        AffineExpr mDim = getAffineDimExpr(batchRank, ctx);
+        AffineExpr nDim = getAffineDimExpr(batchRank + 1, ctx);
+        AffineExpr kDim = getAffineDimExpr(batchRank + 2, ctx);
+        if (isLhs)
+          exprs.append({mDim, kDim});
+        else
+          exprs.append({kDim, nDim});
+        return AffineMap::get(loops, 0, exprs, ctx);
+      };
+      SmallVector<AffineExpr> outExprs;
+      for (int64_t d = 0; d < batchRank + 2; ++d)
+        outExprs.push_back(getAffineDimExpr(d, ctx));
+      SmallVector<AffineMap> maps = {operandMap(lhsType, true),
+                                     operandMap(rhsType, false),
+                                     AffineMap::get(loops, 0, outExprs, ctx)};
+      SmallVector<IteratorType> iterators(loops - 1, IteratorType::parallel);
+      iterators.push_back(IteratorType::reduction);
+      Value init = filledTensor(rewriter, loc, fullType, zeroAttr(element));
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{fullType}, ValueRange{lhs, rhs},
+                   ValueRange{init}, maps, iterators,
+                   [&](OpBuilder &b, Location l, ValueRange args) {
+                     linalg::YieldOp::create(
+                         b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
+                   })
+                   .getResult(0);
+    }
+    if (result.getType() != resultType) {
+      // Drop the unit dims that stood in for vector operands.
+      SmallVector<ReassociationIndices> groups;
+      auto groupsOpt = getReassociationIndicesForCollapse(
+          cast<RankedTensorType>(result.getType()).getShape(),
+          resultType.getShape());
+      if (!groupsOpt)
+        return rewriter.notifyMatchFailure(op, "cannot drop vector dims");
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                               result, *groupsOpt);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+class ConvPattern : public OpRewritePattern<ConvOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto filterType = cast<RankedTensorType>(op.getFilter().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    int64_t spatial = inputType.getRank() - 2;
+    SmallVector<int64_t> strides = op.getStridesOrDefault();
+    SmallVector<int64_t> dilations = op.getDilationsOrDefault();
+    SmallVector<int64_t> pads = op.getPadsOrDefault();
+    int64_t groups = op.getGroupsAttr().getInt();
+    int64_t batchN = inputType.getDimSize(0);
+    int64_t channels = inputType.getDimSize(1);
+    int64_t filters = filterType.getDimSize(0);
+    ArrayRef<int64_t> kernel = filterType.getShape().drop_front(2);
+    ArrayRef<int64_t> outSpatial = resultType.getShape().drop_front(2);
+
+    Value input = padSpatial(rewriter, loc, op.getInput(),
+                             ArrayRef<int64_t>(pads).take_front(spatial),
+                             ArrayRef<int64_t>(pads).drop_front(spatial),
+                             zeroAttr(element));
+    int64_t outPositions = 1, kernelSize = 1;
+    for (int64_t d : outSpatial)
+      outPositions *= d;
+    for (int64_t d : kernel)
+      kernelSize *= d;
+
+    Value result;
+    if (groups == 1) {
+      // cols: [N, C*K..., P] by an im2col generic (or a plain reshape for
+      // 1x1 stride-1 kernels).
+      bool pointwise =
+          kernelSize == 1 && llvm::all_of(strides, [](int64_t s) { return s == 1; });
+      Value cols;
+      if (pointwise) {
+        cols = collapse(rewriter, loc, input,
+                        {{0}, {1}, llvm::to_vector(llvm::seq<int64_t>(2, 2 + spatial))});
+      } else {
+        // Loops (n, c, k1..kn, o1..on), all parallel.
+        int64_t loops = 2 + 2 * spatial;
+        SmallVector<AffineExpr> inExprs = {getAffineDimExpr(0, ctx),
+                                           getAffineDimExpr(1, ctx)};
+        for (int64_t i = 0; i < spatial; ++i)
+          inExprs.push_back(getAffineDimExpr(2 + spatial + i, ctx) * strides[i] +
+                            getAffineDimExpr(2 + i, ctx) * dilations[i]);
+        SmallVector<int64_t> windowShape = {batchN, channels};
+        windowShape.append(kernel.begin(), kernel.end());
+        windowShape.append(outSpatial.begin(), outSpatial.end());
+        auto windowType = RankedTensorType::get(windowShape, element);
+        SmallVector<AffineMap> maps = {
+            AffineMap::get(loops, 0, inExprs, ctx),
+            AffineMap::getMultiDimIdentityMap(loops, ctx)};
+        SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
+        Value windows =
+            linalg::GenericOp::create(
+                rewriter, loc, TypeRange{windowType}, ValueRange{input},
+                ValueRange{emptyTensor(rewriter, loc, windowType)}, maps,
+                iterators,
+                [](OpBuilder &b, Location l, ValueRange args) {
+                  linalg::YieldOp::create(b, l, args[0]);
+                })
+                .getResult(0);
+        ReassociationIndices ck, p;
+        for (int64_t i = 0; i <= spatial; ++i)
+          ck.push_back(1 + i);
+        for (int64_t i = 0; i < spatial; ++i)
+          p.push_back(2 + spatial + i);
+        cols = collapse(rewriter, loc, windows, {{0}, ck, p});
+      }
+      // [M, C*K...] x cols -> [N, M, P]: loops (n, m, p, ck).
+      ReassociationIndices filterCk;
+      for (int64_t i = 1; i < filterType.getRank(); ++i)
+        filterCk.push_back(i);
+      Value filter = collapse(rewriter, loc, op.getFilter(), {{0}, filterCk});
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, {d(1), d(3)}, ctx),
+          AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx),
+          AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx)};
+      auto flatType =
+          RankedTensorType::get({batchN, filters, outPositions}, element);
+      Value init = filledTensor(rewriter, loc, flatType, zeroAttr(element));
+      Value flat =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{flatType}, ValueRange{filter, cols},
+              ValueRange{init}, maps,
+              {IteratorType::parallel, IteratorType::parallel,
+               IteratorType::parallel, IteratorType::reduction},
+              [](OpBuilder &b, Location l, ValueRange args) {
+                linalg::YieldOp::create(
+                    b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
+              })
+              .getResult(0);
+      result = expand(rewriter, loc, flat, resultType,
+                      {{0}, {1}, llvm::to_vector(llvm::seq<int64_t>(2, 2 + spatial))});
+    } else {
+      // Grouped: input [N, G, C/G, D...], filter [G, F/G, C/G, K...],
+      // output [N, G, F/G, O...]; loops (n, g, f, o..., c, k...).
+      int64_t cg = channels / groups, fg = filters / groups;
+      auto paddedType = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> inShape = {batchN, groups, cg};
+      inShape.append(paddedType.getShape().begin() + 2, paddedType.getShape().end());
+      SmallVector<ReassociationIndices> inGroups = {{0}, {1, 2}};
+      for (int64_t i = 0; i < spatial; ++i)
+        inGroups.push_back({3 + i});
+      Value groupedInput = expand(rewriter, loc, input,
+                                  RankedTensorType::get(inShape, element), inGroups);
+      SmallVector<int64_t> filterShape = {groups, fg, cg};
+      filterShape.append(kernel.begin(), kernel.end());
+      SmallVector<ReassociationIndices> filterGroups = {{0, 1}, {2}};
+      for (int64_t i = 0; i < spatial; ++i)
+        filterGroups.push_back({3 + i});
+      Value groupedFilter =
+          expand(rewriter, loc, op.getFilter(),
+                 RankedTensorType::get(filterShape, element), filterGroups);
+      SmallVector<int64_t> outShape = {batchN, groups, fg};
+      outShape.append(outSpatial.begin(), outSpatial.end());
+      auto outType = RankedTensorType::get(outShape, element);
+      int64_t loops = 3 + spatial + 1 + spatial;
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+      int64_t cLoop = 3 + spatial;
+      SmallVector<AffineExpr> inExprs = {d(0), d(1), d(cLoop)};
+      SmallVector<AffineExpr> filterExprs = {d(1), d(2), d(cLoop)};
+      SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
+      for (int64_t i = 0; i < spatial; ++i) {
+        inExprs.push_back(d(3 + i) * strides[i] + d(cLoop + 1 + i) * dilations[i]);
+        filterExprs.push_back(d(cLoop + 1 + i));
+        outExprs.push_back(d(3 + i));
+      }
+      SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                     AffineMap::get(loops, 0, filterExprs, ctx),
+                                     AffineMap::get(loops, 0, outExprs, ctx)};
+      SmallVector<IteratorType> iterators(3 + spatial, IteratorType::parallel);
+      iterators.append(1 + spatial, IteratorType::reduction);
+      Value init = filledTensor(rewriter, loc, outType, zeroAttr(element));
+      Value grouped =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{outType},
+              ValueRange{groupedInput, groupedFilter}, ValueRange{init}, maps,
+              iterators,
+              [](OpBuilder &b, Location l, ValueRange args) {
+                linalg::YieldOp::create(
+                    b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
+              })
+              .getResult(0);
+      SmallVector<ReassociationIndices> outGroups = {{0}, {1, 2}};
+      for (int64_t i = 0; i < spatial; ++i)
+        outGroups.push_back({3 + i});
+      result = collapse(rewriter, loc, grouped, outGroups);
+    }
+    if (Value bias = op.getBias()) {
+      // bias [M] broadcasts along dim 1: view it as [M, 1, ...].
+      SmallVector<int64_t> biasShape = {filters};
+      biasShape.append(spatial, 1);
+      Value biasView = bias;
+      if (spatial > 0) {
+        ReassociationIndices all;
+        for (int64_t i = 0; i <= spatial; ++i)
+          all.push_back(i);
+        biasView = expand(rewriter, loc, bias,
+                          RankedTensorType::get(biasShape, element), {all});
+      }
+      result = buildElementwise(
+          rewriter, loc, resultType, ValueRange{result, biasView},
+          [](OpBuilder &b, Location l, ValueRange args) {
+            return arith::AddFOp::create(b, l, args[0], args[1]).getResult();
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+template <typename PoolOp, bool isMax>
+class PoolPattern : public OpRewritePattern<PoolOp> {
+public:
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    int64_t spatial = inputType.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    SmallVector<int64_t> strides = op.getStridesOrDefault();
+    SmallVector<int64_t> dilations = op.getDilationsOrDefault();
+    SmallVector<int64_t> pads = op.getPadsOrDefault();
+    ArrayRef<int64_t> outSpatial = resultType.getShape().drop_front(2);
+    // ceil_mode windows may run past the end padding: pad further so every
+    // window reads inside the tensor; those cells never count.
+    SmallVector<int64_t> low, high;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t needed = (outSpatial[i] - 1) * strides[i] +
+                       (kernel[i] - 1) * dilations[i] + 1;
+      int64_t have = inputType.getDimSize(2 + i) + pads[i] + pads[spatial + i];
+      low.push_back(pads[i]);
+      high.push_back(pads[spatial + i] + std::max<int64_t>(0, needed - have));
+    }
+    TypedAttr padValue = isMax ? lowestAttr(element) : zeroAttr(element);
+    Value input = padSpatial(rewriter, loc, op.getInput(), low, high, padValue);
+    int64_t loops = 2 + 2 * spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1)}, windowExprs, outExprs = {d(0), d(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(d(2 + i) * strides[i] + d(2 + spatial + i) * dilations[i]);
+      windowExprs.push_back(d(2 + spatial + i));
+      outExprs.push_back(d(2 + i));
+    }
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                   AffineMap::get(loops, 0, windowExprs, ctx),
+                                   AffineMap::get(loops, 0, outExprs, ctx)};
+    SmallVector<IteratorType> iterators(2 + spatial, IteratorType::parallel);
+    iterators.append(spatial, IteratorType::reduction);
+    Value init = filledTensor(rewriter, loc, resultType, padValue);
+    Value pooled =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
+            ValueRange{init}, maps, iterators,
+            [](OpBuilder &b, Location l, ValueRange args) {
+              Value r = isMax ? scalarMax(b, l, args[2], args[0])
+                              : arith::AddFOp::create(b, l, args[2], args[0])
+                                    .getResult();
+              linalg::YieldOp::create(b, l, r);
+            })
+            .getResult(0);
+    if constexpr (!isMax) {
+      bool includePad = op.getCountIncludePad();
+      // Window cell counts per output position, [O1..On].
+      SmallVector<double> counts;
+      int64_t positions = 1;
+      for (int64_t o : outSpatial)
+        positions *= o;
+      for (int64_t flat = 0; flat < positions; ++flat) {
+        int64_t rest = flat;
+        double count = 1;
+        for (int64_t i = spatial - 1; i >= 0; --i) {
+          int64_t o = rest % outSpatial[i];
+          rest /= outSpatial[i];
+          int64_t lo = includePad ? -pads[i] : 0;
+          int64_t hi = inputType.getDimSize(2 + i) +
+                       (includePad ? pads[spatial + i] : 0);
+          int64_t inside = 0;
+          for (int64_t k = 0; k < kernel[i]; ++k) {
+            int64_t pos = o * strides[i] - pads[i] + k * dilations[i];
+            inside += pos >= lo && pos < hi;
+          }
+          count *= inside;
+        }
+        counts.push_back(1.0 / std::max(1.0, count));
+      }
+      SmallVector<int64_t> countShape = {1, 1};
+      countShape.append(outSpatial.begin(), outSpatial.end());
+      auto countType = RankedTensorType::get(countShape, element);
+      SmallVector<Attribute> values;
+      for (double c : counts)
+        values.push_back(FloatAttr::get(element, c));
+      Value scale = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(countType, values));
+      pooled = buildElementwise(
+          rewriter, loc, resultType, ValueRange{pooled, scale},
+          [](OpBuilder &b, Location l, ValueRange args) {
+            return arith::MulFOp::create(b, l, args[0], args[1]).getResult();
+          });
+    }
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulPattern, ConvPattern, PoolPattern<MaxPoolOp, true>,
+               PoolPattern<AvgPoolOp, false>>(patterns.getContext());
+}
 
 } // namespace mlir::kiln
