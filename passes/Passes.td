@@ -46,4 +46,43 @@ def KilnToLinalg : Pass<"kiln-to-linalg"> {
   ];
 }
 
+def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
+  let summary = "Fuse elementwise ops and outline dispatches (one kernel each)";
+  let description = [{
+    Works on linalg-on-tensors output of `kiln-to-linalg`. Fuses chains of
+    elementwise ops, groups each root op (contraction, reduction, data
+    movement) with the elementwise op that consumes it element for element
+    (matmul + bias + GELU becomes one dispatch), and outlines every group as
+    a private function marked `kiln.dispatch`, called from the host
+    function. Identical dispatches are emitted once. The host function then
+    holds only constants, reshapes, calls and its return.
+
+    Example: `kiln-opt --kiln-to-linalg --kiln-form-dispatches model.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
+  let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
+  let description = [{
+    Expects a module holding only `kiln.dispatch` functions (the output of
+    `kiln-form-dispatches` without the host function). Each becomes a
+    kernel of the Kiln CPU ABI: tiled into workgroups (the dispatch's last
+    op tiled, its producers fused), register-tiled and vectorized,
+    bufferized without heap allocations, and lowered to the LLVM dialect
+    with a `kiln_dispatch_state` wrapper; `kiln_cpu_library_query` returns
+    the kernel table. Each kernel's workgroup counts are printed as a
+    `kiln.workgroups` attribute on the module.
+
+    Example: `kiln-opt --kiln-cpu-codegen dispatches.mlir`
+  }];
+  let options = [
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "Register-tile and vectorize (off: scalar loops)">,
+  ];
+}
+
 #endif // KILN_PASSES_TD

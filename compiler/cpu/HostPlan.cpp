@@ -1,0 +1,313 @@
+//===- HostPlan.cpp - The host side of a compiled model -------------------===//
+#include "compiler/cpu/HostPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::kiln::cpu {
+
+namespace art = ::kiln::artifact;
+
+namespace {
+
+constexpr uint64_t kAlign = 64;
+
+uint64_t alignUp(uint64_t value) { return (value + kAlign - 1) / kAlign * kAlign; }
+
+FailureOr<art::DType> toDType(Type type) {
+  if (type.isF32()) return art::DType::F32;
+  if (type.isF16()) return art::DType::F16;
+  if (type.isBF16()) return art::DType::BF16;
+  if (type.isF64()) return art::DType::F64;
+  if (type.isInteger(1)) return art::DType::Bool;
+  if (type.isInteger(8)) return art::DType::I8;
+  if (type.isInteger(16)) return art::DType::I16;
+  if (type.isInteger(32)) return art::DType::I32;
+  if (type.isInteger(64)) return art::DType::I64;
+  return failure();
+}
+
+uint64_t byteSize(RankedTensorType type) {
+  // i1 is stored as one byte per element.
+  uint64_t width = std::max<uint64_t>(8, type.getElementTypeBitWidth()) / 8;
+  return width * type.getNumElements();
+}
+
+// Constant bytes in the runtime layout (row-major, i1 as bytes).
+FailureOr<std::vector<uint8_t>> constantBytes(ElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  uint64_t size = byteSize(type);
+  std::vector<uint8_t> bytes(size);
+  if (type.getElementType().isInteger(1)) {
+    int64_t i = 0;
+    for (bool value : attr.getValues<bool>())
+      bytes[i++] = value;
+    return bytes;
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      uint64_t width = size / std::max<int64_t>(1, type.getNumElements());
+      for (uint64_t offset = 0; offset < size; offset += width)
+        std::memcpy(bytes.data() + offset, raw.data(), width);
+    } else {
+      if (raw.size() != size)
+        return failure();
+      std::memcpy(bytes.data(), raw.data(), size);
+    }
+    return bytes;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != size)
+      return failure();
+    std::memcpy(bytes.data(), blob->getData().data(), size);
+    return bytes;
+  }
+  return failure();
+}
+
+struct Buffer {
+  art::BufferSpace space = art::BufferSpace::Arena;
+  uint32_t index = 0;  // signature or constant index; arena: buffer id
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+struct ArenaBuffer {
+  uint64_t size = 0;
+  int64_t first = 0, last = 0; // step indices
+  uint64_t offset = 0;
+};
+
+} // namespace
+
+LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
+                       art::ArtifactSpec &spec) {
+  llvm::StringMap<uint32_t> kernelIndex;
+  for (auto [i, kernel] : llvm::enumerate(kernels))
+    kernelIndex[kernel.name] = i;
+
+  // Signature.
+  auto describe = [&](Type type, DictionaryAttr attrs, std::string fallback,
+                      art::TensorSpec &tensor) -> LogicalResult {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape())
+      return host.emitError("'") << fallback << "' has a dynamic shape; the "
+                                                "CPU back end needs static shapes";
+    FailureOr<art::DType> dtype = toDType(ranked.getElementType());
+    if (failed(dtype))
+      return host.emitError("'") << fallback << "' has unsupported type " << type;
+    tensor.name = fallback;
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>("kiln.name"))
+        tensor.name = name.str();
+    tensor.dtype = *dtype;
+    tensor.dims.assign(ranked.getShape().begin(), ranked.getShape().end());
+    return success();
+  };
+  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+    art::TensorSpec tensor;
+    if (failed(describe(host.getArgument(i).getType(), host.getArgAttrDict(i),
+                        "input_" + std::to_string(i), tensor)))
+      return failure();
+    spec.inputs.push_back(tensor);
+  }
+  for (unsigned i = 0; i < host.getNumResults(); ++i) {
+    art::TensorSpec tensor;
+    if (failed(describe(host.getResultTypes()[i], host.getResultAttrDict(i),
+                        "output_" + std::to_string(i), tensor)))
+      return failure();
+    spec.outputs.push_back(tensor);
+  }
+
+  DenseMap<Value, Buffer> buffers;
+  for (auto [i, arg] : llvm::enumerate(host.getArguments()))
+    buffers[arg] = {art::BufferSpace::Input, uint32_t(i), 0,
+                    byteSize(cast<RankedTensorType>(arg.getType()))};
+
+  auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
+  // The root value behind reshapes.
+  auto root = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+        break;
+      v = def->getOperand(0);
+    }
+    return v;
+  };
+  // Dispatch results written straight into an output buffer.
+  DenseMap<Value, uint32_t> outputOf;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Value source = root(value);
+    if (isa_and_nonnull<func::CallOp>(source.getDefiningOp()) &&
+        !outputOf.count(source))
+      outputOf[source] = i;
+  }
+
+  std::vector<ArenaBuffer> arena;
+  int64_t step = 0;
+  auto touch = [&](Value v) {
+    auto it = buffers.find(v);
+    if (it != buffers.end() && it->second.space == art::BufferSpace::Arena)
+      arena[it->second.index].last = step;
+  };
+  std::vector<art::StepSpec> steps;
+  for (Operation &op : host.getBody().front()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+      if (!elements)
+        continue; // scalars are only used inside dispatches
+      FailureOr<std::vector<uint8_t>> bytes = constantBytes(elements);
+      if (failed(bytes))
+        return constant.emitOpError("constant cannot be serialized");
+      art::ConstantSpec c;
+      c.name = "constant_" + std::to_string(spec.constants.size());
+      if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
+        c.name = loc.getName().str();
+      c.data = std::move(*bytes);
+      buffers[constant.getResult()] = {art::BufferSpace::Constant,
+                                       uint32_t(spec.constants.size()), 0,
+                                       c.data.size()};
+      spec.constants.push_back(std::move(c));
+      continue;
+    }
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+      auto it = buffers.find(op.getOperand(0));
+      if (it == buffers.end())
+        return op.emitOpError("reads a value with no buffer");
+      buffers[op.getResult(0)] = it->second;
+      continue;
+    }
+    if (isa<func::ReturnOp>(op))
+      break;
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call)
+      return op.emitOpError("is left on the host after dispatch formation; "
+                            "the CPU back end cannot run it");
+    auto kernel = kernelIndex.find(call.getCallee());
+    if (kernel == kernelIndex.end())
+      return call.emitOpError("calls an unknown dispatch");
+    art::StepSpec s;
+    s.kind = art::StepSpec::Kind::Dispatch;
+    s.label = call.getCallee().str();
+    s.dispatch.executable = 0;
+    s.dispatch.kernel = kernel->second;
+    for (int d = 0; d < 3; ++d)
+      s.dispatch.workgroups[d] = kernels[kernel->second].workgroups[d];
+    for (Value operand : call.getOperands()) {
+      auto it = buffers.find(operand);
+      if (it == buffers.end())
+        return call.emitOpError("reads a value with no buffer");
+      touch(operand);
+      s.dispatch.bindings.push_back({}); // filled after arena placement
+    }
+    for (Value result : call.getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      auto out = outputOf.find(result);
+      if (out != outputOf.end()) {
+        buffers[result] = {art::BufferSpace::Output, out->second, 0,
+                           byteSize(type)};
+      } else {
+        buffers[result] = {art::BufferSpace::Arena, uint32_t(arena.size()), 0,
+                           byteSize(type)};
+        arena.push_back({alignUp(std::max<uint64_t>(byteSize(type), 1)), step,
+                         step, 0});
+      }
+    }
+    steps.push_back(std::move(s));
+    ++step;
+  }
+  // Uses by the return keep buffers alive to the end (copies read them).
+  for (Value value : ret.getOperands())
+    touch(value);
+
+  // Best-fit placement, largest first.
+  std::vector<size_t> order(arena.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return arena[a].size > arena[b].size;
+  });
+  std::vector<size_t> placed;
+  uint64_t arenaSize = 0, intermediate = 0;
+  for (size_t id : order) {
+    ArenaBuffer &buffer = arena[id];
+    intermediate += buffer.size;
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (size_t other : placed) {
+      const ArenaBuffer &o = arena[other];
+      if (o.first <= buffer.last && buffer.first <= o.last)
+        busy.push_back({o.offset, o.offset + o.size});
+    }
+    llvm::sort(busy);
+    // The smallest gap that fits; else after the last busy range.
+    uint64_t bestOffset = UINT64_MAX, bestGap = UINT64_MAX, cursor = 0;
+    for (auto [begin, end] : busy) {
+      if (begin > cursor && begin - cursor >= buffer.size &&
+          begin - cursor < bestGap) {
+        bestGap = begin - cursor;
+        bestOffset = cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    buffer.offset = bestOffset != UINT64_MAX ? bestOffset : cursor;
+    arenaSize = std::max(arenaSize, buffer.offset + buffer.size);
+    placed.push_back(id);
+  }
+
+  auto binding = [&](const Buffer &b) {
+    art::BindingSpec spec;
+    spec.space = b.space;
+    spec.length = b.length;
+    if (b.space == art::BufferSpace::Arena) {
+      spec.index = 0;
+      spec.offset = arena[b.index].offset + b.offset;
+    } else {
+      spec.index = b.index;
+      spec.offset = b.offset;
+    }
+    return spec;
+  };
+  // Bindings, now that arena offsets are known.
+  size_t stepIndex = 0;
+  for (Operation &op : host.getBody().front()) {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call)
+      continue;
+    art::DispatchSpec &d = steps[stepIndex++].dispatch;
+    d.bindings.clear();
+    for (Value operand : call.getOperands())
+      d.bindings.push_back(binding(buffers[operand]));
+    for (Value result : call.getResults())
+      d.bindings.push_back(binding(buffers[result]));
+  }
+  // Outputs not written in place are copied.
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Value source = root(value);
+    auto in = outputOf.find(source);
+    if (in != outputOf.end() && in->second == i)
+      continue;
+    art::StepSpec s;
+    s.kind = art::StepSpec::Kind::Copy;
+    s.label = "copy to output '" + spec.outputs[i].name + "'";
+    s.copy.source = binding(buffers[value]);
+    s.copy.target = {art::BufferSpace::Output, uint32_t(i), 0,
+                     s.copy.source.length};
+    steps.push_back(std::move(s));
+  }
+
+  art::PlanSpec plan;
+  plan.target = "x86_64";
+  plan.steps = std::move(steps);
+  plan.arenaSize = arenaSize;
+  plan.intermediateBytes = intermediate;
+  spec.plans.push_back(std::move(plan));
+  return success();
+}
+
+} // namespace mlir::kiln::cpu

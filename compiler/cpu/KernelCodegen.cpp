@@ -1,0 +1,494 @@
+//===- KernelCodegen.cpp - kiln-cpu-codegen -------------------------------===//
+//
+// Turns every `kiln.dispatch` function (linalg on tensors) into a CPU kernel
+// of the Kiln kernel ABI (runtime/include/kiln/kernel_abi.h), in the LLVM
+// dialect, plus the `kiln_cpu_library_query` table.
+//
+// Per dispatch:
+//  1. Destination passing: `@d_impl(memref inputs..., memref outputs...,
+//     index wg_x, wg_y, wg_z)`; inputs enter as restrict tensors and
+//     results are materialized straight into the output buffers.
+//  2. Workgroup tiling: the dispatch's last op is tiled into an scf.forall
+//     over at most three parallel dims, its producers fused into the tile
+//     (matmul into the tiles of its bias + activation consumer).
+//  3. Register tiling and vectorization (CpuVectorize.cpp): contractions
+//     become 8x(2*vector width) FMA tiles, other ops vector loops.
+//  4. One-shot bufferization; empty tensors reuse the output buffers, the
+//     few scratch buffers left are stack allocas (kernels never malloc).
+//  5. The forall becomes "this workgroup's tile": its induction variables
+//     are computed from the workgroup ids, and the trip counts are the
+//     dispatch's workgroup counts (`kiln.workgroups`).
+//  6. Lowering to LLVM with bare-pointer memref arguments, then an ABI
+//     wrapper per kernel that reads binding pointers from the
+//     kiln_dispatch_state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/cpu/KernelCodegen.h"
+#include "compiler/cpu/CpuVectorize.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+constexpr int64_t kMaxStackBytes = 256 * 1024;
+
+// Tile sizes for the dispatch's last op: at most three tiled parallel
+// dims, reductions untiled.
+SmallVector<int64_t> workgroupTileSizes(linalg::LinalgOp op,
+                                        bool hasContraction) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t loops = bounds.size();
+  SmallVector<int64_t> tiles(loops, 0);
+  SmallVector<int64_t> parallel;
+  for (int64_t i = 0; i < loops; ++i)
+    if (iterators[i] == utils::IteratorType::parallel && bounds[i] > 1)
+      parallel.push_back(i);
+  if (parallel.empty())
+    return tiles;
+  if (hasContraction && parallel.size() >= 2) {
+    // The two innermost parallel dims are (m, n): 64x64 output tiles; one
+    // more outer dim (the batch) tiled by 1.
+    int64_t m = parallel[parallel.size() - 2], n = parallel.back();
+    tiles[m] = std::min<int64_t>(bounds[m], 64);
+    tiles[n] = std::min<int64_t>(bounds[n], 64);
+    for (int64_t i : parallel)
+      if (i != m && i != n)
+        tiles[i] = 1;
+    // Keep at most three tiled dims: leave the outermost ones whole.
+    int64_t tiled = parallel.size();
+    for (int64_t i : parallel) {
+      if (tiled <= 3)
+        break;
+      if (i != m && i != n) {
+        tiles[i] = 0;
+        --tiled;
+      }
+    }
+    return tiles;
+  }
+  // Otherwise split the outer parallel dims until there are enough
+  // workgroups for every core, keeping ~4K elements of work per group.
+  int64_t total = 1;
+  for (int64_t b : bounds)
+    total *= std::max<int64_t>(b, 1);
+  int64_t target = std::clamp<int64_t>(total / 4096, 1, 256);
+  int64_t groups = 1, tiledDims = 0;
+  for (int64_t i : parallel) {
+    if (groups >= target || tiledDims == 3)
+      break;
+    int64_t want = (target + groups - 1) / groups;
+    if (bounds[i] <= want) {
+      tiles[i] = 1;
+      groups *= bounds[i];
+    } else {
+      int64_t size = (bounds[i] + want - 1) / want;
+      // Vector-friendly tile sizes on the innermost dim.
+      if (i == loops - 1 && size > 16)
+        size = (size + 15) / 16 * 16;
+      tiles[i] = size;
+      groups *= (bounds[i] + size - 1) / size;
+    }
+    ++tiledDims;
+  }
+  return tiles;
+}
+
+// Step 1: a destination-passing kernel function over memrefs.
+FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
+  OpBuilder builder(dispatch);
+  MLIRContext *ctx = dispatch.getContext();
+  Location loc = dispatch.getLoc();
+  SmallVector<Type> argTypes;
+  for (Type t : dispatch.getArgumentTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return dispatch.emitError("dispatch arguments must be static tensors");
+    argTypes.push_back(MemRefType::get(tensor.getShape(), tensor.getElementType()));
+  }
+  for (Type t : dispatch.getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return dispatch.emitError("dispatch results must be static tensors");
+    argTypes.push_back(MemRefType::get(tensor.getShape(), tensor.getElementType()));
+  }
+  argTypes.append(3, builder.getIndexType());
+  auto kernel = func::FuncOp::create(
+      builder, loc, (dispatch.getName() + "_impl").str(),
+      builder.getFunctionType(argTypes, {}));
+  kernel->setAttr("kiln.kernel", StringAttr::get(ctx, dispatch.getName()));
+  kernel->setAttr("kiln.num_inputs",
+                  builder.getI64IntegerAttr(dispatch.getNumArguments()));
+  kernel->setAttr("kiln.num_outputs",
+                  builder.getI64IntegerAttr(dispatch.getNumResults()));
+  Block *entry = kernel.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  for (auto [i, arg] : llvm::enumerate(dispatch.getArguments())) {
+    Value tensor = bufferization::ToTensorOp::create(
+        builder, loc, arg.getType(), entry->getArgument(i),
+        /*restrict=*/true, /*writable=*/false);
+    mapping.map(arg, tensor);
+  }
+  for (Operation &op : dispatch.getBody().front().without_terminator())
+    builder.clone(op, mapping);
+  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Value out = entry->getArgument(dispatch.getNumArguments() + i);
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        builder, loc, mapping.lookup(value), out);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
+  func::ReturnOp::create(builder, loc);
+  return kernel;
+}
+
+// Step 2: tile the last op into workgroups and fuse its producers.
+LogicalResult tileWorkgroups(func::FuncOp kernel) {
+  // The op writing the (first) output.
+  Operation *last = nullptr;
+  kernel.walk([&](bufferization::MaterializeInDestinationOp m) {
+    if (!last)
+      last = m.getSource().getDefiningOp();
+  });
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(last);
+  if (!linalgOp || !isa<TilingInterface>(last) ||
+      llvm::any_of(kernel.getOps<scf::ForOp>(), [](auto) { return true; }))
+    return success(); // Runs as one workgroup.
+  bool hasContraction = false;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() > 0 && op.getNumDpsInputs() == 2 &&
+        linalg::isaContractionOpInterface(op))
+      hasContraction = true;
+  });
+  SmallVector<int64_t> tiles = workgroupTileSizes(linalgOp, hasContraction);
+  if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+    return success();
+  IRRewriter rewriter(kernel.getContext());
+  rewriter.setInsertionPoint(last);
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setTileSizes(getAsIndexOpFoldResult(kernel.getContext(), tiles));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(last), options);
+  if (failed(result))
+    return last->emitOpError("could not be tiled into workgroups");
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  return success();
+}
+
+// Step 4.
+LogicalResult bufferize(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, kernel)))
+    return kernel.emitError("empty-tensor elimination failed");
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.allowReturnAllocsFromLoops = true;
+  options.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  options.allocationFn = [](OpBuilder &b, Location loc, MemRefType type,
+                            ValueRange dynamicSizes,
+                            unsigned alignment) -> FailureOr<Value> {
+    // Kernels never allocate from the heap: scratch lives on the stack.
+    if (!type.hasStaticShape())
+      return failure();
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    if (bytes > kMaxStackBytes)
+      return emitError(loc) << "needs " << bytes
+                            << " bytes of scratch inside one workgroup, more "
+                               "than the kernel stack allows";
+    return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64))
+        .getResult();
+  };
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(kernel, options, state)))
+    return kernel.emitError("bufferization failed");
+  return success();
+}
+
+// Step 5: the top-level forall becomes this workgroup's iteration.
+LogicalResult bindWorkgroups(func::FuncOp kernel) {
+  SmallVector<int64_t> counts = {1, 1, 1};
+  SmallVector<scf::ForallOp> foralls;
+  for (auto forall : kernel.getBody().front().getOps<scf::ForallOp>())
+    foralls.push_back(forall);
+  if (foralls.size() > 1)
+    return kernel.emitError("more than one workgroup loop");
+  if (!foralls.empty()) {
+    scf::ForallOp forall = foralls.front();
+    if (forall.getRank() > 3 || forall.getNumResults() != 0)
+      return forall.emitOpError("cannot be bound to workgroups");
+    SmallVector<int64_t> lbv(forall.getStaticLowerBound());
+    SmallVector<int64_t> ubv(forall.getStaticUpperBound());
+    SmallVector<int64_t> stepv(forall.getStaticStep());
+    auto isDynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+    if (llvm::any_of(lbv, isDynamic) || llvm::any_of(ubv, isDynamic) ||
+        llvm::any_of(stepv, isDynamic))
+      return forall.emitOpError("has dynamic bounds");
+    SmallVector<int64_t> *lbs = &lbv, *ubs = &ubv, *steps = &stepv;
+    OpBuilder builder(forall);
+    Location loc = forall.getLoc();
+    Block &entry = kernel.getBody().front();
+    unsigned wgBase = entry.getNumArguments() - 3;
+    SmallVector<Value> ivs;
+    for (int64_t d = 0; d < forall.getRank(); ++d) {
+      counts[d] = ((*ubs)[d] - (*lbs)[d] + (*steps)[d] - 1) / (*steps)[d];
+      Value wg = entry.getArgument(wgBase + d);
+      Value iv = arith::AddIOp::create(
+          builder, loc,
+          arith::ConstantIndexOp::create(builder, loc, (*lbs)[d]),
+          arith::MulIOp::create(
+              builder, loc, wg,
+              arith::ConstantIndexOp::create(builder, loc, (*steps)[d])));
+      ivs.push_back(iv);
+    }
+    Block *body = forall.getBody();
+    body->getTerminator()->erase();
+    for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))
+      arg.replaceAllUsesWith(iv);
+    entry.getOperations().splice(Block::iterator(forall), body->getOperations());
+    forall.erase();
+  }
+  kernel->setAttr("kiln.workgroups",
+                  DenseI64ArrayAttr::get(kernel.getContext(), counts));
+  return success();
+}
+
+LogicalResult checkNoHeap(ModuleOp module) {
+  WalkResult walk = module.walk([](memref::AllocOp alloc) {
+    alloc.emitOpError("heap allocation left in a kernel");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+// Step 6b: wrappers with the ABI signature and the query table.
+void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto i32 = IntegerType::get(ctx, 32);
+  auto i64 = IntegerType::get(ctx, 64);
+  for (const KernelInfo &kernel : kernels) {
+    auto impl = module.lookupSymbol<LLVM::LLVMFuncOp>(kernel.name + "_impl");
+    impl.setLinkage(LLVM::Linkage::Internal);
+    auto type = LLVM::LLVMFunctionType::get(i32, {ptr, i32, i32, i32});
+    auto wrapper = LLVM::LLVMFuncOp::create(builder, loc, kernel.name, type,
+                                            LLVM::Linkage::Internal);
+    Block *entry = wrapper.addEntryBlock(builder);
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    Value state = entry->getArgument(0);
+    Value bindings = LLVM::LoadOp::create(b, loc, ptr, state);
+    SmallVector<Value> args;
+    for (uint32_t i = 0; i < kernel.bindingCount; ++i) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, bindings,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+    }
+    for (int d = 0; d < 3; ++d)
+      args.push_back(LLVM::ZExtOp::create(b, loc, i64, entry->getArgument(1 + d)));
+    LLVM::CallOp::create(b, loc, impl, args);
+    Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    LLVM::ReturnOp::create(b, loc, zero);
+  }
+  // struct kiln_kernel_info { ptr name; ptr fn; i32 bindings; i32 push; }
+  auto infoType = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32});
+  auto tableType = LLVM::LLVMArrayType::get(infoType, kernels.size());
+  auto libraryType = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, ptr});
+  for (const KernelInfo &kernel : kernels) {
+    std::string text = kernel.name;
+    text.push_back('\0');
+    LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, kernel.name + "_name",
+        builder.getStringAttr(text));
+  }
+  auto table = LLVM::GlobalOp::create(builder, loc, tableType, true,
+                                      LLVM::Linkage::Internal,
+                                      "kiln_kernel_table", Attribute());
+  {
+    Block *block = builder.createBlock(&table.getInitializerRegion());
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    Value value = LLVM::UndefOp::create(b, loc, tableType);
+    for (auto [i, kernel] : llvm::enumerate(kernels)) {
+      Value info = LLVM::UndefOp::create(b, loc, infoType);
+      Value name = LLVM::AddressOfOp::create(b, loc, ptr, kernel.name + "_name");
+      Value fn = LLVM::AddressOfOp::create(b, loc, ptr, kernel.name);
+      info = LLVM::InsertValueOp::create(b, loc, info, name, ArrayRef<int64_t>{0});
+      info = LLVM::InsertValueOp::create(b, loc, info, fn, ArrayRef<int64_t>{1});
+      info = LLVM::InsertValueOp::create(
+          b, loc, info,
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(kernel.bindingCount)),
+          ArrayRef<int64_t>{2});
+      info = LLVM::InsertValueOp::create(
+          b, loc, info,
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)),
+          ArrayRef<int64_t>{3});
+      value = LLVM::InsertValueOp::create(b, loc, value, info,
+                                          ArrayRef<int64_t>{int64_t(i)});
+    }
+    LLVM::ReturnOp::create(b, loc, value);
+  }
+  builder.setInsertionPointToEnd(module.getBody());
+  auto library = LLVM::GlobalOp::create(builder, loc, libraryType, true,
+                                        LLVM::Linkage::Internal,
+                                        "kiln_library", Attribute());
+  {
+    Block *block = builder.createBlock(&library.getInitializerRegion());
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    Value value = LLVM::UndefOp::create(b, loc, libraryType);
+    value = LLVM::InsertValueOp::create(
+        b, loc, value,
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1)),
+        ArrayRef<int64_t>{0});
+    value = LLVM::InsertValueOp::create(
+        b, loc, value,
+        LLVM::ConstantOp::create(b, loc, i32,
+                                 b.getI32IntegerAttr(kernels.size())),
+        ArrayRef<int64_t>{1});
+    value = LLVM::InsertValueOp::create(
+        b, loc, value, LLVM::AddressOfOp::create(b, loc, ptr, "kiln_kernel_table"),
+        ArrayRef<int64_t>{2});
+    LLVM::ReturnOp::create(b, loc, value);
+  }
+  builder.setInsertionPointToEnd(module.getBody());
+  auto query = LLVM::LLVMFuncOp::create(
+      builder, loc, "kiln_cpu_library_query",
+      LLVM::LLVMFunctionType::get(ptr, {i32}), LLVM::Linkage::External);
+  {
+    Block *entry = query.addEntryBlock(builder);
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    Value version = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
+    Value same = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                      entry->getArgument(0), version);
+    Value address = LLVM::AddressOfOp::create(b, loc, ptr, "kiln_library");
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    Value result = LLVM::SelectOp::create(b, loc, same, address, null);
+    LLVM::ReturnOp::create(b, loc, result);
+  }
+}
+
+} // namespace
+
+FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
+                                                   bool vectorize) {
+  SmallVector<func::FuncOp> dispatches;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("kiln.dispatch"))
+      return func.emitError("kiln-cpu-codegen expects only kiln.dispatch "
+                            "functions (split the host function off first)");
+    dispatches.push_back(func);
+  }
+  SmallVector<KernelInfo> kernels;
+  for (func::FuncOp dispatch : dispatches) {
+    FailureOr<func::FuncOp> kernel = makeKernelFunction(dispatch);
+    if (failed(kernel))
+      return failure();
+    KernelInfo info;
+    info.name = dispatch.getName().str();
+    info.bindingCount = dispatch.getNumArguments() + dispatch.getNumResults();
+    info.numInputs = dispatch.getNumArguments();
+    dispatch.erase();
+    if (failed(tileWorkgroups(*kernel)))
+      return failure();
+    if (vectorize && failed(vectorizeKernel(*kernel)))
+      return failure();
+    if (failed(bufferize(*kernel)) || failed(bindWorkgroups(*kernel)))
+      return failure();
+    auto counts = (*kernel)->getAttrOfType<DenseI64ArrayAttr>("kiln.workgroups");
+    for (int d = 0; d < 3; ++d)
+      info.workgroups[d] = counts[d];
+    kernels.push_back(info);
+  }
+
+  MLIRContext *ctx = module.getContext();
+  PassManager pm(ctx);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(module)))
+    return failure();
+  if (failed(checkNoHeap(module)))
+    return failure();
+  {
+    // Transcendentals as polynomials: vectorizable and no libm calls.
+    RewritePatternSet patterns(ctx);
+    math::populateExpansionPatterns(patterns, {"powf", "fpowi", "ipowi", "sinh",
+                                               "cosh", "tan", "tanh", "ceil",
+                                               "round", "roundeven"});
+    populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return name == "tanh" || name == "exp" || name == "log" ||
+                 name == "erf" || name == "sin" || name == "cos" ||
+                 name == "expm1" || name == "log1p" || name == "log2" ||
+                 name == "atan" || name == "atan2";
+        });
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return module.emitError("math expansion did not converge");
+  }
+  PassManager lower(ctx);
+  VectorTransferToSCFOptions vectorToScf;
+  vectorToScf.enableFullUnroll(true);
+  lower.addPass(createConvertVectorToSCFPass(vectorToScf));
+  lower.addPass(memref::createExpandStridedMetadataPass());
+  lower.addPass(createLowerAffinePass());
+  lower.addPass(createSCFToControlFlowPass());
+  lower.addPass(createConvertVectorToLLVMPass());
+  lower.addPass(createConvertMathToLLVMPass());
+  lower.addPass(createArithToLLVMConversionPass());
+  lower.addPass(createFinalizeMemRefToLLVMConversionPass());
+  lower.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  lower.addPass(createConvertFuncToLLVMPass(funcOptions));
+  lower.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(lower.run(module)))
+    return failure();
+  emitAbi(module, kernels);
+  return kernels;
+}
+
+} // namespace mlir::kiln::cpu

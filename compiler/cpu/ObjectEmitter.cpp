@@ -1,0 +1,179 @@
+//===- ObjectEmitter.cpp - LLVM dialect kernels to a shared object --------===//
+//
+// The object is linked by LLD as a library, not by spawning a linker: the
+// compiler works on machines without binutils and stays deterministic
+// (no build ids, no time stamps).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/cpu/ObjectEmitter.h"
+
+#include "lld/Common/Driver.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+LLD_HAS_DRIVER(elf)
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+const char *kTriple = "x86_64-unknown-linux-gnu";
+
+// Features the runtime can check on the host (runtime/src/cpu_features).
+const char *kCheckable[] = {"sse4.2", "avx",      "avx2",     "fma",
+                            "f16c",   "bmi2",     "avx512f",  "avx512bw",
+                            "avx512vl", "avx512dq"};
+
+const llvm::Target *x86Target(std::string &error) {
+  static bool initialized = [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  return llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
+}
+
+} // namespace
+
+FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
+                                      std::string &error) {
+  const llvm::Target *target = x86Target(error);
+  if (!target)
+    return failure();
+  TargetChoice choice;
+  if (cpu == "native") {
+    choice.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> names;
+    for (auto &entry : host)
+      names.push_back((entry.second ? "+" : "-") + entry.first().str());
+    llvm::sort(names);
+    for (const std::string &name : names)
+      choice.features += (choice.features.empty() ? "" : ",") + name;
+  } else {
+    choice.cpu = cpu;
+  }
+  llvm::Triple triple(kTriple);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, choice.cpu, choice.features));
+  if (!info || !info->isCPUStringValid(choice.cpu)) {
+    error = "unknown CPU '" + cpu +
+            "' (use native, x86-64-v3, x86-64-v4 or an LLVM x86 CPU name "
+            "such as skylake-avx512 or znver4)";
+    return failure();
+  }
+  for (const char *feature : kCheckable)
+    if (info->checkFeatures(std::string("+") + feature))
+      choice.required.push_back(feature);
+  return choice;
+}
+
+FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
+                                                 const TargetChoice &choice,
+                                                 std::string &error) {
+  const llvm::Target *target = x86Target(error);
+  if (!target)
+    return failure();
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "kiln_kernels");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return failure();
+  }
+  llvm::Triple triple(kTriple);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, choice.cpu, choice.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "cannot create a target machine for " + choice.cpu;
+    return failure();
+  }
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // Let LLVM fuse multiplies and adds inside kernels.
+  for (llvm::Function &fn : *llvmModule) {
+    if (fn.isDeclaration())
+      continue;
+    fn.addFnAttr("target-cpu", choice.cpu);
+    if (!choice.features.empty())
+      fn.addFnAttr("target-features", choice.features);
+  }
+  auto optimize = makeOptimizingTransformer(3, 0, machine.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    error = llvm::toString(std::move(err));
+    return failure();
+  }
+
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream stream(object);
+    llvm::legacy::PassManager passes;
+    if (machine->addPassesToEmitFile(passes, stream, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile)) {
+      error = "the target cannot emit object files";
+      return failure();
+    }
+    passes.run(*llvmModule);
+  }
+
+  // LLD reads and writes files; use a private temporary directory.
+  llvm::SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("kilnc-link", dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return failure();
+  }
+  std::string objectPath = (dir + "/kernels.o").str();
+  std::string libraryPath = (dir + "/kernels.so").str();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(objectPath, ec);
+    if (ec) {
+      error = "cannot write " + objectPath + ": " + ec.message();
+      return failure();
+    }
+    out.write(object.data(), object.size());
+  }
+  std::string out, err;
+  llvm::raw_string_ostream outStream(out), errStream(err);
+  // -lm: scalar remainders (frem) call fmodf; everything else is inline.
+  std::vector<const char *> args = {
+      "ld.lld",   "-shared", "--hash-style=gnu", "-O2", "--gc-sections",
+      "--build-id=none", "-soname=kiln_kernels.so", "-o",
+      libraryPath.c_str(), objectPath.c_str(), "-L/usr/lib/x86_64-linux-gnu",
+      "-L/lib/x86_64-linux-gnu", "--as-needed", "-lm"};
+  lld::Result result = lld::lldMain(args, outStream, errStream,
+                                    {{lld::Gnu, &lld::elf::link}});
+  auto buffer = llvm::MemoryBuffer::getFile(libraryPath);
+  llvm::sys::fs::remove(objectPath);
+  llvm::sys::fs::remove(libraryPath);
+  llvm::sys::fs::remove(dir);
+  if (result.retCode != 0 || !buffer) {
+    error = "linking the kernels failed: " + err;
+    return failure();
+  }
+  std::vector<uint8_t> bytes((*buffer)->getBufferStart(),
+                             (*buffer)->getBufferEnd());
+  return bytes;
+}
+
+} // namespace mlir::kiln::cpu

@@ -1,0 +1,284 @@
+//===- FormDispatches.cpp - kiln-form-dispatches --------------------------===//
+//
+// Turns a lowered graph (linalg/tensor ops on tensors in one function) into
+// a host function that only calls dispatch functions, plus those functions.
+//
+// 1. Elementwise fusion: chains of elementwise generics merge into one loop
+//    nest, and elementwise producers merge into reductions (not into
+//    contractions, whose mul-add body the code generator recognizes).
+//    Reshapes between a producer and an elementwise consumer are folded by
+//    collapsing the consumer's loops so the two meet.
+// 2. Grouping: walking backwards, each compute op opens a dispatch; an
+//    elementwise op pulls in its producer root (a contraction, reduction or
+//    other linalg op) when the root has no other user and the elementwise
+//    op reads its result element for element, so the code generator can
+//    tile the elementwise op and fuse the root into the same tiles
+//    (matmul + bias + GELU, conv + bias + ReLU). The tensor.empty and
+//    linalg.fill ops that only initialize a dispatch's outputs join it.
+// 3. Outlining: each group becomes `func.func private @dispatch_N` taking
+//    the tensors it reads and returning those it produces, marked
+//    `kiln.dispatch`; scalar constants are cloned in, tensor constants stay
+//    on the host (they become constant bindings). Identical dispatch bodies
+//    are emitted once.
+//
+// What remains on the host: constants, reshapes (free views of one
+// buffer), calls and the return.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_FORMDISPATCHES
+#include "passes/Passes.h.inc"
+
+namespace {
+
+bool isView(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
+}
+
+bool isElementwise(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && linalg::isElementwise(generic) &&
+         generic.getNumDpsInits() == 1;
+}
+
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         (linalg::isaContractionOpInterface(linalgOp) ||
+          isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op));
+}
+
+// Ops that never become dispatches of their own.
+bool isHostOnly(Operation *op) {
+  if (isa<arith::ConstantOp, func::ReturnOp, tensor::EmptyOp>(op) || isView(op))
+    return true;
+  return false;
+}
+
+void runFusion(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::ControlFusionFn fuseControl = [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    Operation *consumer = operand->getOwner();
+    if (!producer || !producer->hasOneUse())
+      return false;
+    return !isContraction(consumer);
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, fuseControl);
+  linalg::ControlFusionFn reshapeControl = [](OpOperand *operand) {
+    // Collapse an elementwise consumer onto a linalg producer's shape.
+    Operation *reshape = operand->get().getDefiningOp();
+    if (!reshape || !isView(reshape))
+      return false;
+    Operation *source = reshape->getOperand(0).getDefiningOp();
+    return source && isa<linalg::LinalgOp>(source) &&
+           isElementwise(operand->getOwner());
+  };
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, reshapeControl);
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  GreedyRewriteConfig config;
+  (void)applyPatternsGreedily(func, std::move(patterns), config);
+}
+
+class FormDispatchesPass
+    : public impl::FormDispatchesBase<FormDispatchesPass> {
+public:
+  using impl::FormDispatchesBase<FormDispatchesPass>::FormDispatchesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> hosts;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func->hasAttr("kiln.dispatch") && !func.isExternal())
+        hosts.push_back(func);
+    for (func::FuncOp host : hosts) {
+      runFusion(host);
+      if (failed(formDispatches(module, host)))
+        return signalPassFailure();
+    }
+  }
+
+private:
+  int64_t counter = 0;
+  llvm::StringMap<func::FuncOp> bodies;
+
+  LogicalResult formDispatches(ModuleOp module, func::FuncOp host) {
+    Block &body = host.getBody().front();
+    DenseMap<Operation *, int64_t> groupOf;
+    SmallVector<SmallVector<Operation *>> groups;
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
+    auto join = [&](Operation *op, int64_t group) {
+      groupOf[op] = group;
+      groups[group].push_back(op);
+    };
+    for (Operation *op : llvm::reverse(ops)) {
+      if (groupOf.count(op) || isHostOnly(op))
+        continue;
+      if (auto fill = dyn_cast<linalg::FillOp>(op);
+          fill && op->hasOneUse() && groupOf.count(*op->user_begin())) {
+        join(op, groupOf[*op->user_begin()]);
+        continue;
+      }
+      int64_t group = groups.size();
+      groups.emplace_back();
+      join(op, group);
+      if (isElementwise(op)) {
+        auto generic = cast<linalg::GenericOp>(op);
+        for (OpOperand *input : generic.getDpsInputOperands()) {
+          Operation *producer = input->get().getDefiningOp();
+          if (!producer || groupOf.count(producer) ||
+              !isa<linalg::LinalgOp>(producer) || isElementwise(producer) ||
+              producer->getNumResults() != 1 || !producer->hasOneUse() ||
+              !generic.getMatchingIndexingMap(input).isPermutation())
+            continue;
+          join(producer, group);
+          break;
+        }
+      }
+    }
+    // Inits of grouped ops join their group.
+    for (auto [index, group] : llvm::enumerate(groups)) {
+      for (size_t i = 0; i < group.size(); ++i) {
+        for (Value operand : group[i]->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (!def || groupOf.count(def) || !def->hasOneUse())
+            continue;
+          if (isa<tensor::EmptyOp>(def) ||
+              (isa<linalg::FillOp>(def))) {
+            join(def, index);
+          }
+        }
+      }
+    }
+    for (auto &group : groups) {
+      llvm::sort(group, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+    }
+    // Outline in program order of each group's first op.
+    llvm::sort(groups, [](const auto &a, const auto &b) {
+      return a.front()->isBeforeInBlock(b.front());
+    });
+    for (auto &group : groups)
+      if (failed(outline(module, host, group)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult outline(ModuleOp module, func::FuncOp host,
+                        ArrayRef<Operation *> group) {
+    llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
+    llvm::SetVector<Value> inputs;
+    llvm::SetVector<Operation *> scalarConstants;
+    auto consider = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      if (def && members.count(def))
+        return;
+      if (def && isa<arith::ConstantOp>(def) && !isa<ShapedType>(value.getType())) {
+        scalarConstants.insert(def);
+        return;
+      }
+      inputs.insert(value);
+    };
+    for (Operation *op : group) {
+      for (Value operand : op->getOperands())
+        consider(operand);
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      for (Value value : captured)
+        consider(value);
+    }
+    SmallVector<Value> outputs;
+    for (Operation *op : group)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !members.count(user);
+            }))
+          outputs.push_back(result);
+    if (outputs.empty()) {
+      // Dead group: nothing reads it.
+      for (Operation *op : llvm::reverse(group))
+        op->erase();
+      return success();
+    }
+
+    OpBuilder builder(module.getContext());
+    SmallVector<Type> inputTypes, outputTypes;
+    for (Value v : inputs)
+      inputTypes.push_back(v.getType());
+    for (Value v : outputs)
+      outputTypes.push_back(v.getType());
+    auto type = builder.getFunctionType(inputTypes, outputTypes);
+    std::string name = "dispatch_" + std::to_string(counter);
+    auto func = func::FuncOp::create(builder, group.front()->getLoc(), name, type);
+    func.setPrivate();
+    func->setAttr("kiln.dispatch", builder.getUnitAttr());
+    Block *entry = func.addEntryBlock();
+    builder.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    for (auto [value, arg] : llvm::zip(inputs, entry->getArguments()))
+      mapping.map(value, arg);
+    for (Operation *constant : scalarConstants)
+      builder.clone(*constant, mapping);
+    for (Operation *op : group)
+      builder.clone(*op, mapping);
+    SmallVector<Value> returned;
+    for (Value v : outputs)
+      returned.push_back(mapping.lookup(v));
+    func::ReturnOp::create(builder, func.getLoc(), returned);
+
+    // Deduplicate by the printed body (argument and result types included).
+    std::string key;
+    {
+      llvm::raw_string_ostream os(key);
+      func.setName("dispatch");
+      func.print(os, OpPrintingFlags().printGenericOpForm());
+      func.setName(name);
+    }
+    auto existing = bodies.find(key);
+    if (existing != bodies.end()) {
+      func.erase();
+      func = existing->second;
+    } else {
+      ++counter;
+      bodies[key] = func;
+      SymbolTable(module).insert(func);
+    }
+    // Replace the group by a call placed where its last op was.
+    builder.setInsertionPointAfter(group.back());
+    auto call = func::CallOp::create(builder, group.back()->getLoc(), func,
+                                     SmallVector<Value>(inputs.begin(), inputs.end()));
+    for (auto [value, result] : llvm::zip(outputs, call.getResults()))
+      value.replaceAllUsesWith(result);
+    for (Operation *op : llvm::reverse(group))
+      op->erase();
+    return success();
+  }
+};
+
+} // namespace
+} // namespace mlir::kiln
