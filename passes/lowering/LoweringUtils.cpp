@@ -173,4 +173,10 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   return result;
 }
 
+Value copyIntoCarried(OpBuilder &b, Location loc, Value value, Value carried) {
+  return linalg::CopyOp::create(b, loc, TypeRange{carried.getType()},
+                                ValueRange{value}, ValueRange{carried})
+      .getResult(0);
+}
+
 } // namespace mlir::kiln

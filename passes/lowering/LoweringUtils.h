@@ -66,6 +66,12 @@ Value buildIndexedGeneric(OpBuilder &b, Location loc,
 // Static offsets/sizes/strides as the OpFoldResults slice ops take.
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values);
 
+
+// Copies `value` into `carried` (linalg.copy) so that an scf.for yields a
+// tensor equivalent to its iteration argument: one-shot bufferization then
+// reuses the argument's buffer instead of failing on a new allocation.
+Value copyIntoCarried(OpBuilder &b, Location loc, Value value, Value carried);
+
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H
