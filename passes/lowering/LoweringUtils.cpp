@@ -122,4 +122,61 @@ Value scalarMin(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::MinSIOp::create(b, loc, lhs, rhs);
 }
 
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value normalizeIndex(OpBuilder &b, Location loc, Value index,
+                     int64_t dimSize) {
+  Value asIndex =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = indexConstant(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         asIndex, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, asIndex,
+                                        indexConstant(b, loc, dimSize));
+  return arith::SelectOp::create(b, loc, negative, wrapped, asIndex);
+}
+
+Value clampIndex(OpBuilder &b, Location loc, Value index, int64_t lo,
+                 int64_t hi) {
+  Value low = arith::MaxSIOp::create(b, loc, index, indexConstant(b, loc, lo));
+  return arith::MinSIOp::create(b, loc, low, indexConstant(b, loc, hi));
+}
+
+Value buildIndexedGeneric(OpBuilder &b, Location loc,
+                          RankedTensorType resultType, ValueRange inputs,
+                          ArrayRef<AffineMap> inputMaps, IndexedBody body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs,
+      ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d)
+          indices.push_back(linalg::IndexOp::create(nested, nestedLoc, d));
+        Value result = body(nested, nestedLoc, args.drop_back(), indices);
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  SmallVector<OpFoldResult> result;
+  for (int64_t value : values)
+    result.push_back(b.getIndexAttr(value));
+  return result;
+}
+
+Value copyIntoCarried(OpBuilder &b, Location loc, Value value, Value carried) {
+  return linalg::CopyOp::create(b, loc, TypeRange{carried.getType()},
+                                ValueRange{value}, ValueRange{carried})
+      .getResult(0);
+}
+
 } // namespace mlir::kiln

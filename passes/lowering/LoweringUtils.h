@@ -42,6 +42,36 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 Value scalarMax(OpBuilder &b, Location loc, Value lhs, Value rhs);
 Value scalarMin(OpBuilder &b, Location loc, Value lhs, Value rhs);
 
+
+// Index helpers for lowerings that compute where they read (gathers,
+// resampling, padding). All work on `index` values.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+// Converts an i32/i64 index read from a tensor to `index`, adding `dimSize`
+// when it is negative (ONNX counts negative indices from the back).
+Value normalizeIndex(OpBuilder &b, Location loc, Value index, int64_t dimSize);
+// Clamps an `index` value to [lo, hi].
+Value clampIndex(OpBuilder &b, Location loc, Value index, int64_t lo,
+                 int64_t hi);
+
+// A linalg.generic over `resultType`'s shape (all loops parallel) that reads
+// `inputs` through `inputMaps` and whose body also gets the loop indices
+// (linalg.index): for results computed from where they read (tensor.extract
+// inside the body).
+using IndexedBody = function_ref<Value(OpBuilder &, Location, ValueRange args,
+                                       ValueRange indices)>;
+Value buildIndexedGeneric(OpBuilder &b, Location loc,
+                          RankedTensorType resultType, ValueRange inputs,
+                          ArrayRef<AffineMap> inputMaps, IndexedBody body);
+
+// Static offsets/sizes/strides as the OpFoldResults slice ops take.
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values);
+
+
+// Copies `value` into `carried` (linalg.copy) so that an scf.for yields a
+// tensor equivalent to its iteration argument: one-shot bufferization then
+// reuses the argument's buffer instead of failing on a new allocation.
+Value copyIntoCarried(OpBuilder &b, Location loc, Value value, Value carried);
+
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H
