@@ -79,6 +79,15 @@ def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
 
     Example: `kiln-opt --kiln-cpu-codegen dispatches.mlir`
   }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
   let options = [
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",
            "Register-tile and vectorize (off: scalar loops)">,

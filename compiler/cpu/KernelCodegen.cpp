@@ -150,20 +150,24 @@ FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
                   builder.getI64IntegerAttr(dispatch.getNumResults()));
   Block *entry = kernel.addEntryBlock();
   builder.setInsertionPointToStart(entry);
-  IRMapping mapping;
-  for (auto [i, arg] : llvm::enumerate(dispatch.getArguments())) {
+  // Move (not clone) the body: inputs become restrict tensors of the
+  // input buffers.
+  Block &body = dispatch.getBody().front();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     Value tensor = bufferization::ToTensorOp::create(
         builder, loc, arg.getType(), entry->getArgument(i),
         /*restrict=*/true, /*writable=*/false);
-    mapping.map(arg, tensor);
+    arg.replaceAllUsesWith(tensor);
   }
-  for (Operation &op : dispatch.getBody().front().without_terminator())
-    builder.clone(op, mapping);
-  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
-  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Value> results(ret.getOperands());
+  ret.erase();
+  entry->getOperations().splice(entry->end(), body.getOperations());
+  builder.setInsertionPointToEnd(entry);
+  for (auto [i, value] : llvm::enumerate(results)) {
     Value out = entry->getArgument(dispatch.getNumArguments() + i);
     auto materialize = bufferization::MaterializeInDestinationOp::create(
-        builder, loc, mapping.lookup(value), out);
+        builder, loc, value, out);
     materialize.setRestrict(true);
     materialize.setWritable(true);
   }
@@ -459,6 +463,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                                "cosh", "tan", "tanh", "ceil",
                                                "round", "roundeven"});
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
+    populatePolynomialApproximateErfPattern(patterns);
+    populatePolynomialApproximateTanhPattern(patterns);
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {
           return name == "tanh" || name == "exp" || name == "log" ||

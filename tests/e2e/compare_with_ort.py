@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Runs one model through onnxruntime and through `kiln run` on the same
+seeded random inputs and reports the max absolute and relative error of each
+output. Exit status 1 when an output differs beyond the tolerance (or is
+missing), 2 on a tool failure.
+
+usage: compare_with_ort.py MODEL.onnx MODEL.kiln --kiln PATH [--seed N]
+       [--atol A] [--rtol R] [--workdir DIR]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+NP_TYPES = {
+    onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.FLOAT16: np.float16,
+    onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
+    onnx.TensorProto.INT8: np.int8, onnx.TensorProto.BOOL: np.bool_,
+    onnx.TensorProto.DOUBLE: np.float64,
+}
+
+
+def safe_name(name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def make_inputs(model, seed, shapes):
+    rng = np.random.default_rng(seed)
+    initializers = {i.name for i in model.graph.initializer}
+    inputs = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor_type = value.type.tensor_type
+        dims = shapes.get(value.name) or [d.dim_value if d.HasField("dim_value") else 1
+                                          for d in tensor_type.shape.dim]
+        dtype = NP_TYPES[tensor_type.elem_type]
+        if np.issubdtype(dtype, np.floating):
+            data = rng.uniform(-1.0, 1.0, size=dims).astype(dtype)
+        elif dtype == np.bool_:
+            data = rng.integers(0, 2, size=dims).astype(np.bool_)
+        else:
+            data = rng.integers(0, 4, size=dims).astype(dtype)
+        inputs[value.name] = data
+    return inputs
+
+
+def compare(model_path, kiln_model, kiln, seed=0, atol=1e-4, rtol=1e-3,
+            workdir=None, threads=1, inputs=None, quiet=False):
+    model = onnx.load(model_path)
+    if inputs is None:
+        inputs = make_inputs(model, seed, {})
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    session = ort.InferenceSession(model_path, options,
+                                   providers=["CPUExecutionProvider"])
+    expected = session.run(None, inputs)
+    names = [o.name for o in session.get_outputs()]
+    workdir = workdir or tempfile.mkdtemp(prefix="kiln-e2e-")
+    args = [kiln, "run", kiln_model, "--output-dir", os.path.join(workdir, "out"),
+            "--threads", str(threads)]
+    for name, data in inputs.items():
+        path = os.path.join(workdir, safe_name(name) + ".in.npy")
+        np.save(path, data)
+        args += ["--input", f"{name}={path}"]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"kiln run failed ({run.returncode}): {run.stderr.strip()}")
+        return None
+    results = []
+    for name, want in zip(names, expected):
+        path = os.path.join(workdir, "out", safe_name(name) + ".npy")
+        if not os.path.exists(path):
+            results.append((name, None, None, False))
+            continue
+        got = np.load(path)
+        want = np.asarray(want)
+        if got.shape != want.shape:
+            results.append((name, float("inf"), float("inf"), False))
+            continue
+        if want.dtype == np.bool_ or np.issubdtype(want.dtype, np.integer):
+            bad = int(np.sum(got != want))
+            results.append((name, float(bad), 0.0, bad == 0))
+            continue
+        w = want.astype(np.float64)
+        g = got.astype(np.float64)
+        both_nan = np.isnan(w) & np.isnan(g)
+        diff = np.where(both_nan, 0.0, np.abs(g - w))
+        diff = np.where(np.isinf(w) & (g == w), 0.0, diff)
+        abs_err = float(np.max(diff)) if diff.size else 0.0
+        rel_err = float(np.max(diff / (np.abs(w) + 1e-6))) if diff.size else 0.0
+        ok = bool(np.all(diff <= atol + rtol * np.abs(np.nan_to_num(w))))
+        results.append((name, abs_err, rel_err, ok))
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("onnx_model")
+    parser.add_argument("kiln_model")
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--rtol", type=float, default=1e-3)
+    parser.add_argument("--workdir")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    results = compare(args.onnx_model, args.kiln_model, args.kiln, args.seed,
+                      args.atol, args.rtol, args.workdir, args.threads)
+    if results is None:
+        return 2
+    ok = True
+    for name, abs_err, rel_err, good in results:
+        if abs_err is None:
+            print(f"{name}: MISSING")
+        else:
+            print(f"{name}: max abs err {abs_err:.3g}, max rel err {rel_err:.3g} "
+                  f"{'ok' if good else 'MISMATCH'}")
+        ok &= good
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
