@@ -47,6 +47,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
@@ -215,6 +216,17 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
 
 // Step 4.
 LogicalResult bufferize(func::FuncOp kernel) {
+  {
+    // tensor.pad as fill + insert_slice, so that the padded tensor is
+    // built in place in the output buffer instead of a scratch copy.
+    RewritePatternSet patterns(kernel.getContext());
+    linalg::populateDecomposePadPatterns(patterns);
+    // Slices of an empty tensor (the init of a fused producer) become
+    // tile-sized empty tensors: tile-sized scratch instead of a whole one.
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return kernel.emitError("pad decomposition did not converge");
+  }
   IRRewriter rewriter(kernel.getContext());
   if (failed(bufferization::eliminateEmptyTensors(rewriter, kernel)))
     return kernel.emitError("empty-tensor elimination failed");
@@ -227,15 +239,20 @@ LogicalResult bufferize(func::FuncOp kernel) {
                             ValueRange dynamicSizes,
                             unsigned alignment) -> FailureOr<Value> {
     // Kernels never allocate from the heap: scratch lives on the stack.
-    if (!type.hasStaticShape())
-      return failure();
-    int64_t bytes = type.getNumElements() *
-                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    // Dynamic sizes only come from partial workgroup tiles, so they are
+    // bounded by the tile size.
+    int64_t elements = 1;
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        elements *= d;
+    int64_t bytes =
+        elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
     if (bytes > kMaxStackBytes)
       return emitError(loc) << "needs " << bytes
                             << " bytes of scratch inside one workgroup, more "
                                "than the kernel stack allows";
-    return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64))
+    return memref::AllocaOp::create(b, loc, type, dynamicSizes,
+                                    b.getI64IntegerAttr(64))
         .getResult();
   };
   options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
