@@ -183,6 +183,25 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       buffers[op.getResult(0)] = it->second;
       continue;
     }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // A contiguous slice (kiln-form-dispatches left it on the host) is
+      // the same bytes at an offset.
+      auto it = buffers.find(slice.getSource());
+      if (it == buffers.end())
+        return op.emitOpError("reads a value with no buffer");
+      auto source = slice.getSourceType();
+      uint64_t element = byteSize(RankedTensorType::get({1}, source.getElementType()));
+      uint64_t offset = 0, stride = 1;
+      for (int64_t d = source.getRank() - 1; d >= 0; --d) {
+        offset += slice.getStaticOffsets()[d] * stride;
+        stride *= source.getDimSize(d);
+      }
+      Buffer view = it->second;
+      view.offset += offset * element;
+      view.length = byteSize(slice.getType());
+      buffers[slice.getResult()] = view;
+      continue;
+    }
     if (isa<func::ReturnOp>(op))
       break;
     auto call = dyn_cast<func::CallOp>(op);

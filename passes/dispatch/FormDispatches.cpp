@@ -52,7 +52,33 @@ namespace mlir::kiln {
 
 namespace {
 
+} // namespace
+
+bool isContiguousSlice(tensor::ExtractSliceOp slice) {
+  auto source = slice.getSourceType();
+  if (!source.hasStaticShape() || !slice.getType().hasStaticShape() ||
+      !slice.hasUnitStride() ||
+      llvm::any_of(slice.getStaticOffsets(), ShapedType::isDynamic) ||
+      slice.getSourceType().getRank() != slice.getType().getRank())
+    return false;
+  // Row-major: leading dims of size 1, then one partial dim, then full dims.
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  int64_t rank = sizes.size(), d = 0;
+  while (d < rank && sizes[d] == 1)
+    ++d;
+  if (d < rank)
+    ++d; // the one dim that may be partial
+  for (; d < rank; ++d)
+    if (sizes[d] != source.getDimSize(d))
+      return false;
+  return true;
+}
+
+namespace {
+
 bool isView(Operation *op) {
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return isContiguousSlice(slice);
   return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
 }
 
@@ -146,6 +172,16 @@ private:
       int64_t group = groups.size();
       groups.emplace_back();
       join(op, group);
+      // A concat is a chain of insert_slices into one destination: one
+      // dispatch writes every piece in place.
+      for (Operation *chain = op; auto insert = dyn_cast<tensor::InsertSliceOp>(chain);) {
+        Operation *dest = insert.getDest().getDefiningOp();
+        if (!dest || groupOf.count(dest) || !dest->hasOneUse() ||
+            !isa<tensor::InsertSliceOp, linalg::FillOp>(dest))
+          break;
+        join(dest, group);
+        chain = dest;
+      }
       if (isElementwise(op)) {
         auto generic = cast<linalg::GenericOp>(op);
         for (OpOperand *input : generic.getDpsInputOperands()) {
@@ -186,6 +222,10 @@ private:
     for (auto &group : groups)
       if (failed(outline(module, host, group)))
         return failure();
+    // Empty tensors were recreated inside the dispatches that use them.
+    for (Operation &op : llvm::make_early_inc_range(body))
+      if (isa<tensor::EmptyOp>(op) && op.use_empty())
+        op.erase();
     return success();
   }
 
@@ -198,7 +238,10 @@ private:
       Operation *def = value.getDefiningOp();
       if (def && members.count(def))
         return;
-      if (def && isa<arith::ConstantOp>(def) && !isa<ShapedType>(value.getType())) {
+      // Scalars and empty tensors are cheaper to recreate than to pass.
+      if (def && ((isa<arith::ConstantOp>(def) &&
+                   !isa<ShapedType>(value.getType())) ||
+                  isa<tensor::EmptyOp>(def))) {
         scalarConstants.insert(def);
         return;
       }

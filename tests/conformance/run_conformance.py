@@ -1,26 +1,46 @@
 #!/usr/bin/env python3
-"""Runs ONNX backend-format tests through kilnc's importer and classifies them.
+"""Runs ONNX backend-format tests through kilnc and kiln and classifies them.
 
 A test is a directory holding `model.onnx` and `test_data_set_*/` folders with
 `input_*.pb` / `output_*.pb` TensorProtos (the format of the node tests that
-ship inside the `onnx` package). For every test the runner imports the model
-with `kilnc model.onnx --emit=kiln` and compares the result types of the
-printed `@main` signature (shape and element type, matched by position and by
-`kiln.name`) with the expected outputs of `test_data_set_0`. Kiln has no
-runtime yet, so this checks import and type inference, not values.
+ship inside the `onnx` package).
+
+Numeric mode (the default; needs --kiln): for every test the runner compiles
+the model with `kilnc model.onnx -o TMP/model.kiln`, then for every
+test_data_set_* runs `kiln run TMP/model.kiln --input NAME=input_I.pb ...
+--output-dir TMP/out` (NAME: the I-th graph input that is not an initializer)
+and compares each output TMP/out/<name>.npy with output_I.pb:
+  shape        must be equal
+  f32 (f64)    |got - want| <= atol + rtol * |want| with atol 1e-4, rtol 1e-3;
+               atol 1e-3, rtol 1e-2 when the graph holds an op with a
+               transcendental or reduction-order-sensitive kernel
+               (LOOSE_F32_OPS below: Exp, Log, Tanh, Erf, Pow, Softmax, ...)
+  f16, bf16    atol 1e-2, rtol 1e-2
+  ints, bool   exact
+  NaN == NaN and +-inf == +-inf (same sign) count as equal.
+
+Import-only mode (--import-only; needs no kiln): imports the model with
+`kilnc model.onnx --emit=kiln` and compares the result types of the printed
+`@main` signature (shape and element type, matched by position and by
+`kiln.name`) with the expected outputs of `test_data_set_0`; values are not
+checked. This is the runner's behaviour from before Kiln had a runtime.
 
 Each test ends as one of:
-  passed       imported, and every output type equals the expected one
-  unsupported  kilnc reported unsupported op types, an unsupported dtype or an
-               opset outside the range Kiln supports
-  failed       anything else: a crash (killed by a signal), any other error,
-               a timeout, or an output type that differs from the expected one
+  passed       every output of every data set matched
+  unsupported  kilnc reported unsupported op types, an unsupported dtype, an
+               opset outside the range Kiln supports, an op the CPU back end
+               "cannot be lowered" / a "dynamic shape" the CPU back end needs
+               static (numeric mode), or an attribute value / feature it
+               "is not supported" (e.g. training_mode = 1)
+  failed       anything else: a crash (killed by a signal), any other kilnc
+               or kiln error, a timeout, a missing output, or a mismatch
 
 Usage (with the test venv that scripts/setup.sh creates):
 
     PY=~/.cache/kiln/venv/bin/python
     NODE=$($PY -c "import onnx,os;print(os.path.join(os.path.dirname(onnx.__file__),'backend/test/data/node'))")
     $PY tests/conformance/run_conformance.py $NODE --kilnc bazel-bin/tools/kilnc/kilnc \\
+        --kiln bazel-bin/tools/kiln/kiln --jobs 2 \\
         --expect-pass tests/conformance/onnx_node_tests_passing.txt --report /tmp/node.tsv
 
 `--write-pass-list FILE` rewrites the pass list from the current passes.
@@ -37,8 +57,11 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
+import numpy as np
 import onnx
+from onnx import numpy_helper
 
 # ONNX TensorProto data types as MLIR element types. Kiln handles f32 f16 bf16
 # i8 i32 i64 i1; the rest are listed so that a wrong type reads naturally in a
@@ -66,6 +89,12 @@ UNSUPPORTED_OP_LINE_RE = re.compile(r"^\s+([\w.]+)::(\w+) \(")
 UNSUPPORTED_DTYPE_RE = re.compile(r"does not handle dtype (\w+)")
 UNSUPPORTED_OPSET_RE = re.compile(
     r"uses ONNX opset (-?\d+); Kiln supports opsets|imports no version of the default ONNX domain")
+# The CPU back end (passes/lowering/KilnToLinalgPass.cpp, compiler/cpu/HostPlan.cpp).
+CPU_CANNOT_LOWER_RE = re.compile(r"'([\w.]+)' op cannot be lowered to linalg for the CPU back end")
+CPU_DYNAMIC_RE = re.compile(r"'([\w.]+)' (?:op )?has a dynamic shape; the CPU back end needs static")
+# Importer diagnostics for attribute values / features Kiln does not handle
+# ("training_mode = 1 is not supported", "antialias = 1 is not supported").
+UNSUPPORTED_FEATURE_RE = re.compile(r"error: (.*(?:is not supported|does not handle).*)$", re.M)
 
 
 @dataclasses.dataclass
@@ -263,6 +292,19 @@ def classify_error(stderr):
     if m:
         reason = f"opset {m.group(1)}" if m.group(1) else "no default-domain opset"
         return "unsupported", [reason], f"unsupported {reason}"
+    m = CPU_CANNOT_LOWER_RE.search(stderr)
+    if m:
+        return ("unsupported", [f"CPU cannot lower {m.group(1)}"],
+                f"CPU back end cannot lower {m.group(1)}")
+    m = CPU_DYNAMIC_RE.search(stderr)
+    if m:
+        return ("unsupported", ["CPU: dynamic shape"],
+                f"CPU back end needs static shapes ({m.group(1)})")
+    m = UNSUPPORTED_FEATURE_RE.search(stderr)
+    if m:
+        # Blank out names and numbers so that one limitation reads as one reason.
+        msg = re.sub(r"'[^']*'", "'…'", m.group(1).strip())
+        return "unsupported", ["feature: " + msg[:100]], "unsupported feature: " + m.group(1).strip()
     return "failed", [], first_error_line(stderr)
 
 
@@ -275,7 +317,7 @@ def first_error_line(stderr):
     return lines[0].strip() if lines else "(no message)"
 
 
-def run_test(test_dir, kilnc, timeout):
+def run_import_test(test_dir, kilnc, timeout):
     name = os.path.basename(test_dir)
     model_path = os.path.join(test_dir, "model.onnx")
     try:
@@ -330,6 +372,215 @@ def run_test(test_dir, kilnc, timeout):
     return Result(name, "passed")
 
 
+# ---------------------------------------------------------------- numeric mode
+
+# Ops whose kernels use transcendental functions (Kiln's polynomial
+# approximations vs. the reference's libm) or long reductions whose order
+# differs from numpy's; a graph holding one gets the looser f32 tolerance.
+LOOSE_F32_OPS = {
+    "Exp", "Log", "Tanh", "Sigmoid", "Erf", "Pow", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan",
+    "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softmax", "LogSoftmax",
+    "Hardmax", "Softplus", "Softsign", "Elu", "Selu", "Celu", "Gelu", "Mish", "HardSwish",
+    "HardSigmoid", "ThresholdedRelu", "LayerNormalization", "GroupNormalization",
+    "InstanceNormalization", "BatchNormalization", "MeanVarianceNormalization", "LpNormalization",
+    "ReduceLogSum", "ReduceLogSumExp", "ReduceL2", "ReduceMean", "ReduceSumSquare", "LRN",
+    "LSTM", "GRU", "RNN", "Attention", "Einsum", "MatMul", "Gemm", "Conv", "ConvTranspose",
+    "AveragePool", "GlobalAveragePool", "LpPool", "GlobalLpPool", "Resize", "GridSample",
+    "Det", "RotaryEmbedding", "RMSNormalization", "SoftmaxCrossEntropyLoss",
+    "NegativeLogLikelihoodLoss", "Swish",
+}
+TOLERANCE_STRICT_F32 = (1e-4, 1e-3)
+TOLERANCE_LOOSE_F32 = (1e-3, 1e-2)
+TOLERANCE_F16 = (1e-2, 1e-2)
+
+
+def safe_name(name):
+    """The file name `kiln run` writes an output under (tools/kiln)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def _numbered(data_dir, prefix):
+    files = [f for f in os.listdir(data_dir) if re.fullmatch(prefix + r"_\d+\.pb", f)]
+    files.sort(key=lambda f: int(f[len(prefix) + 1:-len(".pb")]))
+    return [os.path.join(data_dir, f) for f in files]
+
+
+def _bf16_to_f32(bits):
+    return (np.asarray(bits).view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def to_comparable(array, is_bf16):
+    """Float arrays as float64 for comparison; bf16 (stored as 16-bit words) decoded."""
+    a = np.asarray(array)
+    if is_bf16 or a.dtype.name == "bfloat16":
+        if a.dtype.name == "bfloat16":
+            return a.astype(np.float32).astype(np.float64)
+        return _bf16_to_f32(a).astype(np.float64)
+    return a
+
+
+def compare_output(got, want, tolerance, exact):
+    """None when got matches want; otherwise a short message."""
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if exact:
+        g, w = got, want
+        if got.dtype != want.dtype:
+            try:
+                g = got.astype(want.dtype)
+            except (TypeError, ValueError):
+                return f"dtype {got.dtype}, expected {want.dtype}"
+        bad = g != w
+        n = int(np.count_nonzero(bad))
+        if n:
+            idx = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+            return (f"{n}/{want.size} elements differ (dtype {want.dtype}); first at {list(idx)}: "
+                    f"got {g[idx]!r}, expected {w[idx]!r}")
+        return None
+    atol, rtol = tolerance
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(g - w)
+        same_special = (np.isnan(g) & np.isnan(w)) | (np.isinf(w) & (g == w))
+        bad = ~same_special & ~(diff <= atol + rtol * np.abs(w))
+    n = int(np.count_nonzero(bad))
+    if n == 0:
+        return None
+    finite = np.where(bad, diff, 0.0)
+    finite = np.where(np.isnan(finite), np.inf, finite)
+    idx = tuple(int(i) for i in np.unravel_index(np.argmax(finite), finite.shape)) if finite.ndim else ()
+    return (f"{n}/{want.size} elements beyond atol {atol:g} + rtol {rtol:g}; worst at {list(idx)}: "
+            f"got {g[idx]:.6g}, expected {w[idx]:.6g}")
+
+
+def _run_tool(name, args, timeout, what):
+    """(proc, None) or (None, failed Result) for a tool run that timed out / crashed."""
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, errors="replace",
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, Result(name, "failed", f"TIMEOUT: {what} ran longer than {timeout:g} s")
+    except OSError as e:  # e.g. the binary vanished under a concurrent rebuild
+        return None, Result(name, "failed", f"cannot run {what}: {e}")
+    if proc.returncode < 0:
+        sig = -proc.returncode
+        try:
+            signame = signal.Signals(sig).name
+        except ValueError:
+            signame = f"signal {sig}"
+        tail = " | ".join(l.strip() for l in proc.stderr.splitlines()[:3])
+        return None, Result(name, "failed", f"CRASH in {what} ({signame}): {tail}", crash=True)
+    return proc, None
+
+
+def _fix_bf16_input(path, fixed_path):
+    """The ONNX test generator stores bfloat16 inputs as UINT16 (numpy has no
+    bfloat16); the bits are the same, so relabel them for `kiln run`."""
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as fh:
+        tensor.ParseFromString(fh.read())
+    if tensor.data_type != onnx.TensorProto.UINT16:
+        return path
+    tensor.data_type = onnx.TensorProto.BFLOAT16
+    with open(fixed_path, "wb") as fh:
+        fh.write(tensor.SerializeToString())
+    return fixed_path
+
+
+def run_numeric_test(test_dir, kilnc, kiln, timeout):
+    name = os.path.basename(test_dir)
+    model_path = os.path.join(test_dir, "model.onnx")
+    try:
+        model = onnx.load(model_path, load_external_data=False)
+    except Exception as e:
+        return Result(name, "failed", f"cannot load model.onnx: {e}")
+    initializers = {i.name for i in model.graph.initializer}
+    graph_inputs = [i for i in model.graph.input if i.name not in initializers]
+    input_names = [i.name for i in graph_inputs]
+    input_types = [i.type.tensor_type.elem_type if i.type.HasField("tensor_type") else 0
+                   for i in graph_inputs]
+    outputs = [(o.name, o.type.tensor_type.elem_type if o.type.HasField("tensor_type") else 0)
+               for o in model.graph.output]
+    op_types = {n.op_type for n in model.graph.node}
+    for f in model.functions:
+        op_types.update(n.op_type for n in f.node)
+    loose = bool(op_types & LOOSE_F32_OPS)
+    data_dirs = sorted(d for d in (os.path.join(test_dir, e) for e in os.listdir(test_dir))
+                       if os.path.basename(d).startswith("test_data_set_") and os.path.isdir(d))
+    if not data_dirs:
+        return Result(name, "failed", "no test_data_set_*")
+
+    with tempfile.TemporaryDirectory(prefix="kiln-conf-") as tmp:
+        artifact = os.path.join(tmp, "model.kiln")
+        proc, failure = _run_tool(name, [kilnc, model_path, "-o", artifact], timeout, "kilnc")
+        if failure:
+            return failure
+        if proc.returncode != 0:
+            status, blockers, detail = classify_error(proc.stderr)
+            if status == "failed":
+                detail = "COMPILE: " + detail
+            return Result(name, status, detail, blockers=blockers)
+
+        for data_dir in data_dirs:
+            set_name = os.path.basename(data_dir)
+            inputs = _numbered(data_dir, "input")
+            expected_files = _numbered(data_dir, "output")
+            if len(inputs) > len(input_names):
+                return Result(name, "failed", f"{set_name} has {len(inputs)} inputs; the graph "
+                              f"takes {len(input_names)}")
+            if len(expected_files) != len(outputs):
+                return Result(name, "failed", f"{set_name} has {len(expected_files)} outputs; the "
+                              f"graph has {len(outputs)}")
+            out_dir = os.path.join(tmp, "out_" + set_name)
+            args = [kiln, "run", artifact, "--output-dir", out_dir]
+            for i, (input_name, path) in enumerate(zip(input_names, inputs)):
+                if input_types[i] == onnx.TensorProto.BFLOAT16:
+                    path = _fix_bf16_input(path, os.path.join(tmp, f"{set_name}_input_{i}.pb"))
+                args += ["--input", f"{input_name}={path}"]
+            proc, failure = _run_tool(name, args, timeout, "kiln run")
+            if failure:
+                return failure
+            if proc.returncode != 0:
+                return Result(name, "failed", "RUN: " + first_error_line(proc.stderr))
+            problems = []
+            for (out_name, declared), expected_file in zip(outputs, expected_files):
+                tensor = onnx.TensorProto()
+                try:
+                    with open(expected_file, "rb") as fh:
+                        tensor.ParseFromString(fh.read())
+                    want = numpy_helper.to_array(tensor)
+                except Exception as e:  # sequences / optionals are not TensorProtos
+                    return Result(name, "failed", f"cannot read {expected_file}: {e}")
+                got_path = os.path.join(out_dir, safe_name(out_name) + ".npy")
+                if not os.path.exists(got_path):
+                    problems.append(f"'{out_name}': no output file {os.path.basename(got_path)}")
+                    continue
+                try:
+                    got = np.load(got_path, allow_pickle=False)
+                except Exception as e:
+                    problems.append(f"'{out_name}': cannot load the output .npy: {e}")
+                    continue
+                is_bf16 = (declared == onnx.TensorProto.BFLOAT16
+                           or tensor.data_type == onnx.TensorProto.BFLOAT16)
+                want_c, got_c = to_comparable(want, is_bf16), to_comparable(got, is_bf16)
+                if want_c.dtype == np.bool_ or np.issubdtype(want_c.dtype, np.integer):
+                    msg = compare_output(got_c, want_c, None, exact=True)
+                elif is_bf16 or want_c.dtype == np.float16:
+                    msg = compare_output(got_c, want_c, TOLERANCE_F16, exact=False)
+                elif np.issubdtype(want_c.dtype, np.floating):
+                    msg = compare_output(got_c, want_c,
+                                         TOLERANCE_LOOSE_F32 if loose else TOLERANCE_STRICT_F32,
+                                         exact=False)
+                else:
+                    msg = f"cannot compare dtype {want_c.dtype}"
+                if msg:
+                    problems.append(f"'{out_name}': {msg}")
+            if problems:
+                return Result(name, "failed", f"MISMATCH ({set_name}) " + "; ".join(problems))
+    return Result(name, "passed")
+
+
 def read_name_list(path):
     with open(path) as f:
         return [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
@@ -372,7 +623,9 @@ def print_summary(results, max_failures):
         # Group by the message with names and types blanked out, so that one
         # importer limitation hitting 40 tests reads as one line.
         kinds = collections.Counter(
-            re.sub(r"tensor<[^>]*>", "T", re.sub(r"'[^']*'", "'…'", r.detail))[:140]
+            re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N",
+                   re.sub(r"(/[^\s:]+)+", "PATH",
+                          re.sub(r"tensor<[^>]*>", "T", re.sub(r"'[^']*'", "'…'", r.detail))))[:140]
             for r in failures)
         print("\nFailure kinds (tests):")
         for kind, n in kinds.most_common(15):
@@ -386,14 +639,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="+", help="test directories or folders of them")
     parser.add_argument("--kilnc", required=True, help="path to the kilnc binary")
+    parser.add_argument("--kiln", help="path to the kiln binary (numeric mode)")
+    parser.add_argument("--import-only", action="store_true",
+                        help="only import with kilnc and check the output types (no kiln run)")
     parser.add_argument("--expect-pass", metavar="FILE",
                         help="tests (one name a line) that must pass; exit 1 otherwise")
     parser.add_argument("--write-pass-list", metavar="FILE",
                         help="write the sorted names of the passing tests to FILE")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     parser.add_argument("--filter", metavar="REGEX", help="only tests whose name matches (re.search)")
     parser.add_argument("--report", metavar="FILE", help="write a TSV: name, status, detail")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per kilnc run")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per kilnc / kiln run")
     parser.add_argument("--max-failures", type=int, default=40,
                         help="how many failures the summary lists")
     args = parser.parse_args()
@@ -401,13 +657,22 @@ def main():
     kilnc = os.path.abspath(args.kilnc)
     if not os.access(kilnc, os.X_OK):
         raise SystemExit(f"run_conformance: kilnc '{args.kilnc}' is not an executable file")
+    if args.import_only:
+        run_one = lambda t: run_import_test(t, kilnc, args.timeout)
+    else:
+        if not args.kiln:
+            raise SystemExit("run_conformance: numeric mode needs --kiln (or pass --import-only)")
+        kiln = os.path.abspath(args.kiln)
+        if not os.access(kiln, os.X_OK):
+            raise SystemExit(f"run_conformance: kiln '{args.kiln}' is not an executable file")
+        run_one = lambda t: run_numeric_test(t, kilnc, kiln, args.timeout)
     tests = find_tests(args.dirs)
     if args.filter:
         pattern = re.compile(args.filter)
         tests = [t for t in tests if pattern.search(os.path.basename(t))]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda t: run_test(t, kilnc, args.timeout), tests))
+        results = list(pool.map(run_one, tests))
     results.sort(key=lambda r: r.name)
 
     print_summary(results, args.max_failures)
