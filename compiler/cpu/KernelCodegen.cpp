@@ -188,6 +188,16 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
   if (!linalgOp || !isa<TilingInterface>(last) ||
       llvm::any_of(kernel.getOps<scf::ForOp>(), [](auto) { return true; }))
     return success(); // Runs as one workgroup.
+  // Workgroups each write their own tile of the output. That holds only if
+  // the op starts from a fresh (empty or filled) tensor: an op updating an
+  // input in place would have every workgroup copy the whole input.
+  for (Value init : linalgOp.getDpsInits()) {
+    Operation *def = init.getDefiningOp();
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+      def = fill.getDpsInits()[0].getDefiningOp();
+    if (!isa_and_nonnull<tensor::EmptyOp>(def))
+      return success();
+  }
   bool hasContraction = false;
   kernel.walk([&](linalg::LinalgOp op) {
     if (op.getNumReductionLoops() > 0 && op.getNumDpsInputs() == 2 &&
