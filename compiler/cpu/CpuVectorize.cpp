@@ -1,8 +1,62 @@
-//===- CpuVectorize.cpp - Register tiling and vectorization ---------------===//
+//===- CpuVectorize.cpp - Loop order for vector code ----------------------===//
+//
+// Puts the innermost parallel dimension of every reduction op innermost:
+// matmul (m, n, k) runs as (m, k, n), the conv contraction (n, m, p, ck) as
+// (n, m, ck, p), pooling windows outside the output row. The inner loop then
+// streams contiguous rows of the output and of one operand, which LLVM's
+// loop vectorizer turns into FMA vector code (fused multiply-add is allowed
+// by the target options), instead of a scalar dot-product reduction.
+//
+// Register tiling with MLIR's vectorizer (8x32 accumulator tiles, as in the
+// matmul recipe) is the next step; this pass is its fallback.
+//
+//===----------------------------------------------------------------------===//
 #include "compiler/cpu/CpuVectorize.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln::cpu {
 
-LogicalResult vectorizeKernel(func::FuncOp kernel) { return success(); }
+LogicalResult vectorizeKernel(func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> candidates;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() > 0 && op.getNumParallelLoops() > 0 &&
+        !isa<linalg::FillOp, linalg::CopyOp>(op))
+      candidates.push_back(op);
+  });
+  IRRewriter rewriter(kernel.getContext());
+  for (linalg::LinalgOp op : candidates) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t loops = iterators.size();
+    int64_t lastParallel = -1;
+    for (int64_t i = 0; i < loops; ++i)
+      if (iterators[i] == utils::IteratorType::parallel)
+        lastParallel = i;
+    if (lastParallel == loops - 1)
+      continue; // already innermost (e.g. a reduction over outer dims)
+    SmallVector<unsigned> order;
+    for (int64_t i = 0; i < loops; ++i)
+      if (iterators[i] == utils::IteratorType::parallel && i != lastParallel)
+        order.push_back(i);
+    for (int64_t i = 0; i < loops; ++i)
+      if (iterators[i] == utils::IteratorType::reduction)
+        order.push_back(i);
+    order.push_back(lastParallel);
+    rewriter.setInsertionPoint(op);
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        continue;
+      generic = *generalized;
+    }
+    if (failed(linalg::interchangeGenericOp(rewriter, generic, order)))
+      return generic.emitOpError("loop interchange failed");
+  }
+  return success();
+}
 
 } // namespace mlir::kiln::cpu

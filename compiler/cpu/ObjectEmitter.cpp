@@ -100,6 +100,8 @@ FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
   }
   llvm::Triple triple(kTriple);
   llvm::TargetOptions options;
+  // a * b + c may become one FMA (as onnxruntime's kernels do).
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, choice.cpu, choice.features, options, llvm::Reloc::PIC_,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
