@@ -31,7 +31,8 @@ Each test ends as one of:
                opset outside the range Kiln supports, an op the CPU back end
                "cannot be lowered" / a "dynamic shape" the CPU back end needs
                static (numeric mode), or an attribute value / feature it
-               "is not supported" (e.g. training_mode = 1)
+               "is not supported" (e.g. training_mode = 1), a sequence/optional
+               graph input, or a value-dependent ("data-dependent") shape
   failed       anything else: a crash (killed by a signal), any other kilnc
                or kiln error, a timeout, a missing output, or a mismatch
 
@@ -94,7 +95,11 @@ CPU_CANNOT_LOWER_RE = re.compile(r"'([\w.]+)' op cannot be lowered to linalg for
 CPU_DYNAMIC_RE = re.compile(r"'([\w.]+)' (?:op )?has a dynamic shape; the CPU back end needs static")
 # Importer diagnostics for attribute values / features Kiln does not handle
 # ("training_mode = 1 is not supported", "antialias = 1 is not supported").
-UNSUPPORTED_FEATURE_RE = re.compile(r"error: (.*(?:is not supported|does not handle).*)$", re.M)
+UNSUPPORTED_FEATURE_RE = re.compile(
+    r"error: (.*(?:is not supported|does not handle|Kiln does not mask).*)$", re.M)
+# Sequence / optional graph inputs, and outputs whose shape depends on values.
+NON_TENSOR_RE = re.compile(r"graph input '[^']*' is not a tensor; Kiln handles only tensors")
+DATA_DEPENDENT_RE = re.compile(r"has a data-dependent shape")
 
 
 @dataclasses.dataclass
@@ -300,6 +305,13 @@ def classify_error(stderr):
     if m:
         return ("unsupported", ["CPU: dynamic shape"],
                 f"CPU back end needs static shapes ({m.group(1)})")
+    m = NON_TENSOR_RE.search(stderr)
+    if m:
+        return "unsupported", ["non-tensor graph input"], "unsupported: " + m.group(0)
+    m = DATA_DEPENDENT_RE.search(stderr)
+    if m:
+        return ("unsupported", ["data-dependent shape"],
+                "unsupported data-dependent (dynamic) shape: " + first_error_line(stderr))
     m = UNSUPPORTED_FEATURE_RE.search(stderr)
     if m:
         # Blank out names and numbers so that one limitation reads as one reason.
