@@ -53,6 +53,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::kiln::cpu {
 
@@ -221,6 +222,13 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
     return last->emitOpError("could not be tiled into workgroups");
   for (auto [original, replacement] : result->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
+  // The untiled originals are dead now; left in place they would be
+  // bufferized into whole-tensor scratch.
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : llvm::reverse(ops))
+    if (op->getParentOp() == kernel && isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
   return success();
 }
 

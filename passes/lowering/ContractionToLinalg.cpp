@@ -368,22 +368,24 @@ public:
       result = collapse(rewriter, loc, grouped, outGroups);
     }
     if (Value bias = op.getBias()) {
-      // bias [M] broadcasts along dim 1: view it as [M, 1, ...].
-      SmallVector<int64_t> biasShape = {filters};
-      biasShape.append(spatial, 1);
-      Value biasView = bias;
-      if (spatial > 0) {
-        ReassociationIndices all;
-        for (int64_t i = 0; i <= spatial; ++i)
-          all.push_back(i);
-        biasView = expand(rewriter, loc, bias,
-                          RankedTensorType::get(biasShape, element), {all});
-      }
-      result = buildElementwise(
-          rewriter, loc, resultType, ValueRange{result, biasView},
-          [](OpBuilder &b, Location l, ValueRange args) {
-            return arith::AddFOp::create(b, l, args[0], args[1]).getResult();
-          });
+      // bias [M] is read along dim 1 by a projected-permutation map, so the
+      // add stays fusable with the convolution's dispatch.
+      int64_t rank = resultType.getRank();
+      SmallVector<AffineMap> maps = {
+          AffineMap::getMultiDimIdentityMap(rank, ctx),
+          AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx),
+          AffineMap::getMultiDimIdentityMap(rank, ctx)};
+      SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{resultType}, ValueRange{result, bias},
+                   ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
+                   iterators,
+                   [](OpBuilder &b, Location l, ValueRange args) {
+                     linalg::YieldOp::create(
+                         b, l, arith::AddFOp::create(b, l, args[0], args[1])
+                                   .getResult());
+                   })
+                   .getResult(0);
     }
     rewriter.replaceOp(op, result);
     return success();

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mlir::kiln {
@@ -263,11 +264,21 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
                            ValueRange a) {
     Value x = a[0];
     Type type = x.getType();
+    // Integer bounds saturate to the type's range instead of wrapping.
+    auto bound = [&](double value) {
+      if (auto intType = dyn_cast<IntegerType>(type)) {
+        unsigned width = intType.getWidth();
+        double lo = width >= 64 ? -9.2e18 : -std::ldexp(1.0, width - 1);
+        double hi = width >= 64 ? 9.2e18 : std::ldexp(1.0, width - 1) - 1;
+        value = std::clamp(value, lo, hi);
+      }
+      return scalarConstant(b, loc, type, value);
+    };
     // min is applied first, so min > max yields max (as ONNX does).
     if (auto min = op.getMinAttr())
-      x = scalarMax(b, loc, x, scalarConstant(b, loc, type, min.getValueAsDouble()));
+      x = scalarMax(b, loc, x, bound(min.getValueAsDouble()));
     if (auto max = op.getMaxAttr())
-      x = scalarMin(b, loc, x, scalarConstant(b, loc, type, max.getValueAsDouble()));
+      x = scalarMin(b, loc, x, bound(max.getValueAsDouble()));
     return x;
   });
   add<CastOp>(patterns, [](CastOp op, OpBuilder &b, Location loc,

@@ -51,10 +51,12 @@ public:
       if (!isa<KilnDialect>(op->getDialect()))
         return;
       failed = true;
-      bool dynamic = llvm::any_of(op->getResultTypes(), [](Type type) {
+      auto isDynamic = [](Type type) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         return !tensor || !tensor.hasStaticShape();
-      });
+      };
+      bool dynamic = llvm::any_of(op->getResultTypes(), isDynamic) ||
+                     llvm::any_of(op->getOperandTypes(), isDynamic);
       if (dynamic)
         op->emitOpError("has a dynamic shape; the CPU back end needs static "
                         "shapes (pass --input-shape to kilnc)");

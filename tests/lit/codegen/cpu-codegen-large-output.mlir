@@ -1,5 +1,4 @@
 // RUN: kiln-opt --kiln-cpu-codegen=vectorize=false %s | FileCheck %s
-// XFAIL: *
 
 // KNOWN BUG (kiln-cpu-codegen): a dispatch whose output is larger than the
 // 256 KiB kernel stack limit fails with "needs 1048576 bytes of scratch

@@ -1,14 +1,9 @@
 // RUN: kiln-opt --kiln-to-linalg --kiln-form-dispatches %s | FileCheck %s
-// XFAIL: *
 
-// KNOWN BUG (kiln-form-dispatches): conv + bias + ReLU should be one
-// dispatch (the conv contraction grouped with its elementwise consumer, as
-// FormDispatches.cpp documents), but for 2-D convolutions the bias, viewed
-// as [M, 1, 1], reaches the consumer through the map (d1, 0, 0); the
-// reshape-by-collapsing fusion cannot collapse the consumer's spatial loops
-// onto the contraction's [N, M, P] result, so the contraction and the
-// bias + ReLU land in two dispatches with the full conv output
-// materialized between them. Remove the XFAIL line once fixed.
+// conv + bias + ReLU is one dispatch: the conv contraction grouped with
+// its elementwise consumer. (A regression test: the bias used to be viewed
+// as [M, 1, 1] through the map (d1, 0, 0), which kept the reshape between
+// the contraction and the add from folding, so they became two dispatches.)
 
 // CHECK-LABEL: func.func @conv2d_bias_relu(
 // CHECK: call @dispatch_0(

@@ -23,15 +23,16 @@
 // CHECK-DAG: #[[$IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
 // CHECK-DAG: #[[$ID6:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-// The bias [M] viewed as [M, 1, 1] broadcasts along dim 1.
-// CHECK-DAG: #[[$BIAS2D:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+// The bias [M] is read along dim 1 (a projected permutation, so the add
+// stays fusable with the convolution).
+// CHECK-DAG: #[[$BIAS2D:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // Grouped conv: loops (n, g, f, o1, o2, c, k1, k2).
 // CHECK-DAG: #[[$G_IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
 // CHECK-DAG: #[[$G_FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
 // CHECK-DAG: #[[$G_OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // 1-D conv, stride 3, dilation 2: loops (n, c, k, o) read input[n, c, o * 3 + k * 2].
 // CHECK-DAG: #[[$IM2COL1D:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3 * 3 + d2 * 2)>
-// CHECK-DAG: #[[$BIAS1D:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-DAG: #[[$BIAS1D:.*]] = affine_map<(d0, d1, d2) -> (d1)>
 // Pooling: loops (n, c, o1, o2, k1, k2) with a window-shaped placeholder.
 // CHECK-DAG: #[[$POOL_IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
 // CHECK-DAG: #[[$POOL_WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
@@ -191,9 +192,8 @@ func.func @conv_pointwise(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>) -
 // CHECK: arith.mulf
 // CHECK-NEXT: arith.addf
 // CHECK: %[[CONV:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 4, 4] : tensor<1x4x16xf32> into tensor<1x4x4x4xf32>
-// CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1, 2]] output_shape [4, 1, 1] : tensor<4xf32> into tensor<4x1x1xf32>
 // CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$BIAS2D]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[CONV]], %[[B]] : tensor<1x4x4x4xf32>, tensor<4x1x1xf32>)
+// CHECK-SAME: ins(%[[CONV]], %{{.*}} : tensor<1x4x4x4xf32>, tensor<4xf32>)
 // CHECK: arith.addf
 // CHECK: return %[[OUT]]
 func.func @conv_3x3_strided_padded_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
@@ -228,9 +228,8 @@ func.func @conv_grouped(%x: tensor<1x8x6x6xf32>, %w: tensor<6x4x3x3xf32>) -> ten
 // CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[$G_IN]], #[[$G_FILTER]], #[[$G_OUT]]]
 // CHECK-SAME: ins(%[[IN]], %[[W]] : tensor<1x8x1x8x8xf32>, tensor<8x1x1x3x3xf32>) outs(%{{.*}} : tensor<1x8x1x6x6xf32>)
 // CHECK: %[[CONV:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x8x1x6x6xf32> into tensor<1x8x6x6xf32>
-// CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1, 2]] output_shape [8, 1, 1] : tensor<8xf32> into tensor<8x1x1xf32>
 // CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$BIAS2D]], #[[$ID4]]]
-// CHECK-SAME: ins(%[[CONV]], %[[B]] : tensor<1x8x6x6xf32>, tensor<8x1x1xf32>)
+// CHECK-SAME: ins(%[[CONV]], %{{.*}} : tensor<1x8x6x6xf32>, tensor<8xf32>)
 // CHECK: return %[[OUT]]
 func.func @conv_depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x6x6xf32> {
   %0 = kiln.conv %x, %w, %b {groups = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>
@@ -247,9 +246,8 @@ func.func @conv_depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %b: 
 // CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2]] : tensor<4x3x3xf32> into tensor<4x9xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[$C_LHS]], #[[$C_RHS]], #[[$C_OUT]]]
 // CHECK-SAME: ins(%[[W]], %[[COLS]] : tensor<4x9xf32>, tensor<1x9x3xf32>) outs(%{{.*}} : tensor<1x4x3xf32>)
-// CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
 // CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$BIAS1D]], #[[$ID3]]]
-// CHECK-SAME: tensor<1x4x3xf32>, tensor<4x1xf32>
+// CHECK-SAME: tensor<1x4x3xf32>, tensor<4xf32>
 // CHECK: return %[[OUT]]
 func.func @conv_1d(%x: tensor<1x3x10xf32>, %w: tensor<4x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3xf32> {
   %0 = kiln.conv %x, %w, %b {strides = array<i64: 3>, dilations = array<i64: 2>, pads = array<i64: 1, 2>} : tensor<1x3x10xf32>, tensor<4x3x3xf32>, tensor<4xf32>
