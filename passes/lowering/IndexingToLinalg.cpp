@@ -22,14 +22,6 @@
 namespace mlir::kiln {
 namespace {
 
-RankedTensorType tensorTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
-int64_t normalizeAxis(int64_t axis, int64_t rank) {
-  return axis < 0 ? axis + rank : axis;
-}
-
 // `type` without dimension `axis`.
 RankedTensorType dropDim(RankedTensorType type, int64_t axis,
                          Type elementType = {}) {

@@ -1,10 +1,17 @@
 //===- LoweringUtils.cpp - Shared helpers for Kiln lowerings -------------===//
 #include "passes/lowering/LoweringUtils.h"
 
+#include "dialects/kiln/ShapeInference.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::kiln {
+
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  // The ops' verifiers already rejected out-of-range axes.
+  return shape::normalizeAxis(axis, rank).value_or(axis);
+}
 
 LogicalResult requireStaticShapes(Operation *op, PatternRewriter &rewriter) {
   auto isStatic = [](Type type) {

@@ -8,6 +8,13 @@
 
 namespace mlir::kiln {
 
+inline RankedTensorType tensorTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+// An axis of a verified op in [0, rank) (negative axes count from the back).
+int64_t normalizeAxis(int64_t axis, int64_t rank);
+
 // Fails (with a match-failure note) unless every operand and result of `op`
 // is a statically shaped ranked tensor: the CPU back end plans memory at
 // compile time.

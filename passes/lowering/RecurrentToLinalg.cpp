@@ -25,10 +25,6 @@
 namespace mlir::kiln {
 namespace {
 
-RankedTensorType tensorTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
 //===----------------------------------------------------------------------===//
 // Activations
 //===----------------------------------------------------------------------===//

@@ -28,10 +28,6 @@
 namespace mlir::kiln {
 namespace {
 
-RankedTensorType tensorTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
 //===----------------------------------------------------------------------===//
 // ResizeOp
 //===----------------------------------------------------------------------===//
