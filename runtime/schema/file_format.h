@@ -23,6 +23,22 @@
 
 namespace kiln::format {
 
+// Element types by their kiln.fbs DType number (F32 = 0 ... Bool = 12);
+// kiln::artifact::DType and kiln::DType use the same numbering.
+constexpr int kDTypeCount = 13;
+constexpr size_t kDTypeSizes[kDTypeCount] = {4, 2, 2, 8, 1, 2, 4, 8,
+                                             1, 2, 4, 8, 1};
+constexpr const char *kDTypeNames[kDTypeCount] = {
+    "f32", "f16", "bf16", "f64", "i8",  "i16", "i32",
+    "i64", "u8",  "u16",  "u32", "u64", "bool"};
+// 0 / "unknown" for numbers outside the enum.
+constexpr size_t DTypeSize(unsigned code) {
+  return code < kDTypeCount ? kDTypeSizes[code] : 0;
+}
+constexpr const char *DTypeName(unsigned code) {
+  return code < kDTypeCount ? kDTypeNames[code] : "unknown";
+}
+
 constexpr char kMagic[4] = {'K', 'I', 'L', 'N'};
 constexpr uint32_t kFormatVersion = 1;
 constexpr uint32_t kHeaderSize = 64;
