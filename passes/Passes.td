@@ -71,8 +71,8 @@ def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
     Expects a module holding only `kiln.dispatch` functions (the output of
     `kiln-form-dispatches` without the host function). Each becomes a
     kernel of the Kiln CPU ABI: tiled into workgroups (the dispatch's last
-    op tiled, its producers fused), register-tiled and vectorized,
-    bufferized without heap allocations, and lowered to the LLVM dialect
+    op tiled, its producers fused), reduction loops ordered for LLVM's loop
+    vectorizer, bufferized without heap allocations, and lowered to the LLVM dialect
     with a `kiln_dispatch_state` wrapper; `kiln_cpu_library_query` returns
     the kernel table. Each kernel's workgroup counts are printed as a
     `kiln.workgroups` attribute on the module.
@@ -90,7 +90,7 @@ def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
   ];
   let options = [
     Option<"vectorize", "vectorize", "bool", /*default=*/"true",
-           "Register-tile and vectorize (off: scalar loops)">,
+           "Order reduction loops for vector code (off: as lowered)">,
   ];
 }
 

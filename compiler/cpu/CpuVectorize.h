@@ -1,4 +1,4 @@
-//===- CpuVectorize.h - Register tiling and vectorization -------*- C++ -*-===//
+//===- CpuVectorize.h - Loop order for vector code --------------*- C++ -*-===//
 #ifndef KILN_COMPILER_CPU_CPUVECTORIZE_H
 #define KILN_COMPILER_CPU_CPUVECTORIZE_H
 
@@ -6,9 +6,9 @@
 
 namespace mlir::kiln::cpu {
 
-// Tiles the ops inside one workgroup tile for registers and vectorizes
-// them (on tensors, before bufferization). Ops it cannot vectorize are left
-// for the scalar loop lowering.
+// Reorders the loops of every reduction op inside the kernel (on tensors,
+// before bufferization) so that its innermost parallel dim runs innermost,
+// the order in which LLVM's loop vectorizer emits FMA vector code.
 LogicalResult vectorizeKernel(func::FuncOp kernel);
 
 } // namespace mlir::kiln::cpu

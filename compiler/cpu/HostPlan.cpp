@@ -190,7 +190,8 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       if (it == buffers.end())
         return op.emitOpError("reads a value with no buffer");
       auto source = slice.getSourceType();
-      uint64_t element = byteSize(RankedTensorType::get({1}, source.getElementType()));
+      uint64_t element =
+          std::max<uint64_t>(8, source.getElementTypeBitWidth()) / 8;
       uint64_t offset = 0, stride = 1;
       for (int64_t d = source.getRank() - 1; d >= 0; --d) {
         offset += slice.getStaticOffsets()[d] * stride;
@@ -218,12 +219,11 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     s.dispatch.kernel = kernel->second;
     for (int d = 0; d < 3; ++d)
       s.dispatch.workgroups[d] = kernels[kernel->second].workgroups[d];
+    // Bindings are filled in after arena placement.
     for (Value operand : call.getOperands()) {
-      auto it = buffers.find(operand);
-      if (it == buffers.end())
+      if (!buffers.count(operand))
         return call.emitOpError("reads a value with no buffer");
       touch(operand);
-      s.dispatch.bindings.push_back({}); // filled after arena placement
     }
     for (Value result : call.getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
@@ -299,7 +299,6 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     if (!call)
       continue;
     art::DispatchSpec &d = steps[stepIndex++].dispatch;
-    d.bindings.clear();
     for (Value operand : call.getOperands())
       d.bindings.push_back(binding(buffers[operand]));
     for (Value result : call.getResults())

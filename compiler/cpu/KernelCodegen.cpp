@@ -11,8 +11,9 @@
 //  2. Workgroup tiling: the dispatch's last op is tiled into an scf.forall
 //     over at most three parallel dims, its producers fused into the tile
 //     (matmul into the tiles of its bias + activation consumer).
-//  3. Register tiling and vectorization (CpuVectorize.cpp): contractions
-//     become 8x(2*vector width) FMA tiles, other ops vector loops.
+//  3. Loop order (CpuVectorize.cpp): the innermost parallel dim of every
+//     reduction goes innermost so LLVM's loop vectorizer emits FMA vector
+//     code. (No MLIR register tiling yet.)
 //  4. One-shot bufferization; empty tensors reuse the output buffers, the
 //     few scratch buffers left are stack allocas (kernels never malloc).
 //  5. The forall becomes "this workgroup's tile": its induction variables
@@ -49,7 +50,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
@@ -187,7 +187,7 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
   });
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(last);
   if (!linalgOp || !isa<TilingInterface>(last) ||
-      llvm::any_of(kernel.getOps<scf::ForOp>(), [](auto) { return true; }))
+      !kernel.getOps<scf::ForOp>().empty())
     return success(); // Runs as one workgroup.
   // Workgroups each write their own tile of the output. That holds only if
   // the op starts from a fresh (empty or filled) tensor: an op updating an

@@ -111,7 +111,8 @@ FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
   }
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  // Let LLVM fuse multiplies and adds inside kernels.
+  // The per-function subtarget must match the machine's, or the inliner and
+  // the vectorizer fall back to the generic x86-64 feature set.
   for (llvm::Function &fn : *llvmModule) {
     if (fn.isDeclaration())
       continue;

@@ -233,7 +233,7 @@ private:
                         ArrayRef<Operation *> group) {
     llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
     llvm::SetVector<Value> inputs;
-    llvm::SetVector<Operation *> scalarConstants;
+    llvm::SetVector<Operation *> recreated;
     auto consider = [&](Value value) {
       Operation *def = value.getDefiningOp();
       if (def && members.count(def))
@@ -242,7 +242,7 @@ private:
       if (def && ((isa<arith::ConstantOp>(def) &&
                    !isa<ShapedType>(value.getType())) ||
                   isa<tensor::EmptyOp>(def))) {
-        scalarConstants.insert(def);
+        recreated.insert(def);
         return;
       }
       inputs.insert(value);
@@ -285,7 +285,7 @@ private:
     IRMapping mapping;
     for (auto [value, arg] : llvm::zip(inputs, entry->getArguments()))
       mapping.map(value, arg);
-    for (Operation *constant : scalarConstants)
+    for (Operation *constant : recreated)
       builder.clone(*constant, mapping);
     for (Operation *op : group)
       builder.clone(*op, mapping);

@@ -3,9 +3,11 @@
 // Reductions become one reduction generic (plus an elementwise epilogue for
 // mean, l2, log_sum and a max pass for log_sum_exp). Softmax is max, then
 // sum of exp(x - max), then the division; layer norm is sum, then sum of
-// squared deviations, then the normalization, so that each reduction is a
-// root the dispatch former can pair with its elementwise consumer. Batch
-// norm (inference form) is elementwise.
+// squared deviations, then the normalization. Each reduction is a dispatch
+// root; the epilogues read the reductions broadcast along the reduced dims,
+// so they stay dispatches of their own (fusing them needs the reductions
+// tiled with the epilogue's rows). Batch norm (inference form) is
+// elementwise.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/KilnToLinalg.h"
@@ -26,7 +28,7 @@ using utils::IteratorType;
 SmallVector<bool> reducedDims(int64_t rank, ArrayRef<int64_t> axes) {
   SmallVector<bool> reduced(rank, axes.empty());
   for (int64_t axis : axes)
-    reduced[axis < 0 ? axis + rank : axis] = true;
+    reduced[normalizeAxis(axis, rank)] = true;
   return reduced;
 }
 
@@ -308,9 +310,7 @@ public:
     auto type = cast<RankedTensorType>(input.getType());
     Type element = type.getElementType();
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxisAttr().getInt();
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = normalizeAxis(op.getAxisAttr().getInt(), rank);
     SmallVector<bool> reduced(rank, false);
     int64_t count = 1;
     for (int64_t d = axis; d < rank; ++d) {

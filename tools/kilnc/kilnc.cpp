@@ -90,7 +90,8 @@ cl::opt<bool> dumpDispatches(
     cl::init(false), cl::cat(kilncCategory));
 
 cl::opt<bool> noVectorize("no-vectorize",
-                          cl::desc("Scalar loops instead of vector code"),
+                          cl::desc("Keep reduction loops in their lowered "
+                                   "order (mostly scalar code)"),
                           cl::init(false), cl::cat(kilncCategory));
 
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
