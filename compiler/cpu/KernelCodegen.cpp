@@ -32,6 +32,7 @@
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -507,10 +508,15 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                  name == "expm1" || name == "log1p" || name == "log2" ||
                  name == "atan" || name == "atan2";
         });
+    // bf16 conversions as integer bit operations: LLVM would otherwise call
+    // compiler-rt's __truncsfbf2, which the kernels are not linked with.
+    arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return module.emitError("math expansion did not converge");
   }
   PassManager lower(ctx);
+  // Integer powers (math.ipowi) as small helper functions in the module.
+  lower.addPass(createConvertMathToFuncs());
   VectorTransferToSCFOptions vectorToScf;
   vectorToScf.enableFullUnroll(true);
   lower.addPass(createConvertVectorToSCFPass(vectorToScf));
