@@ -180,7 +180,9 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       auto it = buffers.find(op.getOperand(0));
       if (it == buffers.end())
         return op.emitOpError("reads a value with no buffer");
-      buffers[op.getResult(0)] = it->second;
+      // Copy before inserting: the insertion may rehash and move `it`.
+      Buffer source = it->second;
+      buffers[op.getResult(0)] = source;
       continue;
     }
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {

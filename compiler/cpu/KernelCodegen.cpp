@@ -225,11 +225,11 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
     rewriter.replaceAllUsesWith(original, replacement);
   // The untiled originals are dead now; left in place they would be
   // bufferized into whole-tensor scratch.
-  SmallVector<Operation *> ops;
-  kernel.walk([&](Operation *op) { ops.push_back(op); });
-  for (Operation *op : llvm::reverse(ops))
-    if (op->getParentOp() == kernel && isOpTriviallyDead(op))
-      rewriter.eraseOp(op);
+  // Only the function's own ops: erasing one frees everything nested in it.
+  Block &body = kernel.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isOpTriviallyDead(&op))
+      rewriter.eraseOp(&op);
   return success();
 }
 
