@@ -65,33 +65,4 @@ def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
-def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
-  let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
-  let description = [{
-    Expects a module holding only `kiln.dispatch` functions (the output of
-    `kiln-form-dispatches` without the host function). Each becomes a
-    kernel of the Kiln CPU ABI: tiled into workgroups (the dispatch's last
-    op tiled, its producers fused), reduction loops ordered for LLVM's loop
-    vectorizer, bufferized without heap allocations, and lowered to the LLVM dialect
-    with a `kiln_dispatch_state` wrapper; `kiln_cpu_library_query` returns
-    the kernel table. Each kernel's workgroup counts are printed as a
-    `kiln.workgroups` attribute on the module.
-
-    Example: `kiln-opt --kiln-cpu-codegen dispatches.mlir`
-  }];
-  let dependentDialects = [
-    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-    "::mlir::bufferization::BufferizationDialect",
-    "::mlir::cf::ControlFlowDialect", "::mlir::func::FuncDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
-  ];
-  let options = [
-    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
-           "Order reduction loops for vector code (off: as lowered)">,
-  ];
-}
-
 #endif // KILN_PASSES_TD

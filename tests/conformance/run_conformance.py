@@ -90,7 +90,7 @@ UNSUPPORTED_OP_LINE_RE = re.compile(r"^\s+([\w.]+)::(\w+) \(")
 UNSUPPORTED_DTYPE_RE = re.compile(r"does not handle dtype (\w+)")
 UNSUPPORTED_OPSET_RE = re.compile(
     r"uses ONNX opset (-?\d+); Kiln supports opsets|imports no version of the default ONNX domain")
-# The CPU back end (passes/lowering/KilnToLinalgPass.cpp, compiler/cpu/HostPlan.cpp).
+# The CPU back end (passes/lowering/KilnToLinalgPass.cpp, compiler/plan/HostPlan.cpp).
 CPU_CANNOT_LOWER_RE = re.compile(r"'([\w.]+)' op cannot be lowered to linalg for the CPU back end")
 CPU_DYNAMIC_RE = re.compile(r"'([\w.]+)' (?:op )?has a dynamic shape; the CPU back end needs static")
 # Importer diagnostics for attribute values / features Kiln does not handle

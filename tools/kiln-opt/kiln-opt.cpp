@@ -1,11 +1,13 @@
 //===- kiln-opt.cpp - Kiln's mlir-opt -------------------------------------===//
 //
 // Parses, verifies, transforms and prints IR with the Kiln dialect, every
-// upstream dialect and pass, and Kiln's own `kiln-*` passes. Pass and
+// upstream dialect and pass, and Kiln's own `kiln-*` passes (the graph and
+// lowering passes, and each backend's: kiln-cpu-*). Pass and
 // dialect plugins load with --load-pass-plugin and --load-dialect-plugin.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/targets/cpu/CpuBackend.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
 
@@ -60,6 +62,7 @@ int main(int argc, char **argv) {
     return 1;
   mlir::registerAllPasses();
   mlir::kiln::registerKilnPasses();
+  mlir::kiln::cpu::registerCpuBackendPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,28 +1,22 @@
 //===- kilnc.cpp - The Kiln model compiler driver -------------------------===//
 //
-// Imports an ONNX model into the Kiln dialect and, for now, prints it either
-// right after import (--emit=onnx-raw) or after graph clean-up
-// (--emit=kiln). Every error goes to stderr naming the file, node or tensor,
-// and the exit status is non-zero.
+// Parses flags, imports the model and hands it to the compile pipeline
+// (compiler/pipeline), which either stops after a stage and prints its IR
+// (--emit) or writes a .kiln artifact. Every error goes to stderr naming the
+// file, node or tensor, and the exit status is non-zero.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/artifact/ArtifactSpec.h"
-#include "compiler/cpu/HostPlan.h"
-#include "compiler/cpu/KernelCodegen.h"
-#include "compiler/cpu/ObjectEmitter.h"
 #include "compiler/onnx/OnnxImporter.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/targets/cpu/CpuBackend.h"
 #include "dialects/kiln/KilnDialect.h"
-#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "llvm/Support/Path.h"
-#include <chrono>
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -89,43 +83,15 @@ cl::opt<bool> dumpDispatches(
     cl::desc("Print each dispatch (its ops and workgroup counts) to stderr"),
     cl::init(false), cl::cat(kilncCategory));
 
-cl::opt<bool> noVectorize("no-vectorize",
-                          cl::desc("Keep reduction loops in their lowered "
-                                   "order (mostly scalar code)"),
-                          cl::init(false), cl::cat(kilncCategory));
+cl::opt<std::string> codegen(
+    "codegen",
+    cl::desc("CPU kernel strategies: auto (register-tiled contractions, "
+             "loop order elsewhere; default), loop-order (no register "
+             "tiles) or scalar (loops as lowered)"),
+    cl::init("auto"), cl::cat(kilncCategory));
 
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
-
-// One line per dispatch: name, the ops it holds, how often it is called.
-void printDispatches(ModuleOp module) {
-  llvm::StringMap<int> calls;
-  module.walk([&](func::CallOp call) { ++calls[call.getCallee()]; });
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func->hasAttr("kiln.dispatch"))
-      continue;
-    llvm::errs() << func.getName() << " (called " << calls[func.getName()]
-                 << "x):";
-    for (Operation &op : func.getBody().front().without_terminator()) {
-      if (isa<arith::ConstantOp, tensor::EmptyOp>(op))
-        continue;
-      llvm::errs() << " " << op.getName().getStringRef();
-      if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-        int reductions = generic.getNumReductionLoops();
-        llvm::errs() << (reductions ? "[reduction]" : "[parallel]");
-      }
-    }
-    llvm::errs() << "  ->";
-    for (Type t : func.getResultTypes())
-      llvm::errs() << " " << t;
-    llvm::errs() << "\n";
-  }
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 } // namespace
 
@@ -171,111 +137,91 @@ int main(int argc, char **argv) {
   if (kind == EmitKind::Auto)
     kind = llvm::StringRef(outputPath).ends_with(".kiln") ? EmitKind::Artifact
                                                            : EmitKind::Kiln;
-  auto start = std::chrono::steady_clock::now();
-  auto stage = [&](const char *name) {
-    if (showTiming)
-      llvm::errs() << "kilnc: " << name << " done at " << secondsSince(start)
-                   << " s\n";
-  };
-  if (kind != EmitKind::OnnxRaw) {
-    PassManager pm(&context);
-    pm.addPass(mlir::kiln::createGraphCleanup());
-    if (kind != EmitKind::Kiln)
-      pm.addPass(mlir::kiln::createKilnToLinalg());
-    if (kind != EmitKind::Kiln && kind != EmitKind::Linalg)
-      pm.addPass(mlir::kiln::createFormDispatches());
-    if (failed(pm.run(*module)))
-      return 1;
-    stage("import, lowering and dispatch formation");
+  if (kind == EmitKind::Artifact && outputFile == "-") {
+    llvm::errs() << "kilnc: error: an artifact needs -o FILE.kiln\n";
+    return 1;
   }
-  if (dumpDispatches)
-    printDispatches(*module);
 
+  mlir::kiln::cpu::CpuBackendOptions cpuOptions;
+  cpuOptions.cpu = cpuName;
+  if (codegen == "auto") {
+    cpuOptions.config = {true, true};
+  } else if (codegen == "loop-order") {
+    cpuOptions.config = {false, true};
+  } else if (codegen == "scalar") {
+    cpuOptions.config = {false, false};
+  } else {
+    llvm::errs() << "kilnc: error: unknown --codegen '" << codegen
+                 << "' (expected auto, loop-order or scalar)\n";
+    return 1;
+  }
   std::string error;
-  if (kind == EmitKind::Llvm || kind == EmitKind::Artifact) {
-    // Kernels and host plan come from two copies of the module.
-    OwningOpRef<ModuleOp> kernels(cast<ModuleOp>((*module)->clone()));
-    func::FuncOp host;
-    for (auto func : llvm::make_early_inc_range(kernels->getOps<func::FuncOp>()))
-      if (!func->hasAttr("kiln.dispatch"))
-        func.erase();
-    for (auto func : module->getOps<func::FuncOp>())
-      if (!func->hasAttr("kiln.dispatch"))
-        host = func;
-    if (!host) {
-      llvm::errs() << "kilnc: error: the model has no graph function\n";
-      return 1;
-    }
-    FailureOr<SmallVector<mlir::kiln::cpu::KernelInfo>> kernelInfos =
-        mlir::kiln::cpu::generateKernels(*kernels, !noVectorize);
-    if (failed(kernelInfos))
-      return 1;
-    stage("kernel generation");
-    if (dumpDispatches)
-      for (const auto &k : *kernelInfos)
-        llvm::errs() << k.name << ": workgroups " << k.workgroups[0] << "x"
-                     << k.workgroups[1] << "x" << k.workgroups[2] << ", "
-                     << k.bindingCount << " bindings\n";
-    if (kind == EmitKind::Llvm) {
-      auto output = openOutputFile(outputPath, &error);
-      if (!output) {
-        llvm::errs() << "kilnc: error: " << error << "\n";
-        return 1;
-      }
-      kernels->print(output->os());
-      output->keep();
-      return 0;
-    }
-    FailureOr<mlir::kiln::cpu::TargetChoice> target =
-        mlir::kiln::cpu::resolveTarget(cpuName, error);
-    if (failed(target)) {
-      llvm::errs() << "kilnc: error: " << error << "\n";
-      return 1;
-    }
-    FailureOr<std::vector<uint8_t>> object =
-        mlir::kiln::cpu::emitSharedObject(*kernels, *target, error);
-    if (failed(object)) {
-      llvm::errs() << "kilnc: error: " << error << "\n";
-      return 1;
-    }
-    stage("object code and link");
-    ::kiln::artifact::ArtifactSpec spec;
-    spec.sourceName = llvm::sys::path::filename(inputPath).str();
-    if (failed(mlir::kiln::cpu::planHost(host, *kernelInfos, spec)))
-      return 1;
-    ::kiln::artifact::ExecutableSpec executable;
-    executable.cpu = target->cpu;
-    executable.requiredFeatures = target->required;
-    executable.blob = std::move(*object);
-    for (const auto &k : *kernelInfos)
-      executable.kernels.push_back({k.name, k.bindingCount, 0});
-    spec.executables.push_back(std::move(executable));
-    if (outputFile == "-") {
-      llvm::errs() << "kilnc: error: an artifact needs -o FILE.kiln\n";
-      return 1;
-    }
-    if (!::kiln::artifact::writeArtifactFile(spec, outputFile, error)) {
-      llvm::errs() << "kilnc: error: " << error << "\n";
-      return 1;
-    }
-    stage("artifact");
-    if (showTiming) {
-      const auto &plan = spec.plans.front();
-      llvm::errs() << "kilnc: " << plan.steps.size() << " steps, "
-                   << kernelInfos->size() << " kernels, arena "
-                   << plan.arenaSize << " bytes (intermediates "
-                   << plan.intermediateBytes << " bytes)\n";
-    }
-    return 0;
-  }
-
-  auto output = openOutputFile(outputPath, &error);
-  if (!output) {
+  auto backend = mlir::kiln::cpu::createCpuBackend(cpuOptions, error);
+  if (failed(backend)) {
     llvm::errs() << "kilnc: error: " << error << "\n";
     return 1;
   }
-  module->print(output->os());
-  output->os() << "\n";
-  output->keep();
+  mlir::kiln::PipelineOptions pipelineOptions;
+  pipelineOptions.dumpDispatches = dumpDispatches;
+  pipelineOptions.timing = showTiming;
+  mlir::kiln::Pipeline pipeline(context, pipelineOptions);
+  pipeline.addBackend(std::move(*backend));
+
+  auto writeIR = [&](ModuleOp printed) {
+    auto output = openOutputFile(outputFile, &error);
+    if (!output) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return 1;
+    }
+    printed->print(output->os());
+    output->os() << "\n";
+    output->keep();
+    return 0;
+  };
+  using mlir::kiln::Stage;
+  switch (kind) {
+  case EmitKind::OnnxRaw:
+    return writeIR(*module);
+  case EmitKind::Kiln:
+  case EmitKind::Linalg:
+  case EmitKind::Dispatches: {
+    Stage last = kind == EmitKind::Kiln     ? Stage::GraphOptimization
+                 : kind == EmitKind::Linalg ? Stage::Lowering
+                                            : Stage::DispatchFormation;
+    if (failed(pipeline.runUntil(*module, last)))
+      return 1;
+    if (dumpDispatches)
+      mlir::kiln::printDispatches(*module, llvm::errs());
+    return writeIR(*module);
+  }
+  case EmitKind::Llvm: {
+    auto kernels = pipeline.generateKernelModule(*module);
+    if (failed(kernels))
+      return 1;
+    return writeIR(**kernels);
+  }
+  case EmitKind::Artifact:
+  case EmitKind::Auto:
+    break;
+  }
+  ::kiln::artifact::ArtifactSpec spec;
+  spec.sourceName = llvm::sys::path::filename(inputPath).str();
+  if (failed(pipeline.compile(*module, spec, error))) {
+    if (!error.empty())
+      llvm::errs() << "kilnc: error: " << error << "\n";
+    return 1;
+  }
+  if (!::kiln::artifact::writeArtifactFile(spec, outputFile, error)) {
+    llvm::errs() << "kilnc: error: " << error << "\n";
+    return 1;
+  }
+  if (showTiming) {
+    const auto &plan = spec.plans.front();
+    llvm::errs() << "kilnc: " << plan.steps.size() << " steps, "
+                 << spec.executables.front().kernels.size()
+                 << " kernels, arena " << plan.arenaSize
+                 << " bytes (intermediates " << plan.intermediateBytes
+                 << " bytes)\n";
+  }
   return 0;
 }

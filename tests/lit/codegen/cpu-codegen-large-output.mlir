@@ -1,14 +1,11 @@
-// RUN: kiln-opt --kiln-cpu-codegen=vectorize=false %s | FileCheck %s
+// RUN: kiln-opt --kiln-cpu-codegen=codegen=scalar %s | FileCheck %s
 
-// KNOWN BUG (kiln-cpu-codegen): a dispatch whose output is larger than the
-// 256 KiB kernel stack limit fails with "needs 1048576 bytes of scratch
-// inside one workgroup, more than the kernel stack allows", although each
-// workgroup only touches a 4x1024 tile. After workgroup tiling
-// (tileConsumerAndFuseProducersUsingSCF in KernelCodegen.cpp), the original
-// untiled op is left in the kernel with no users; one-shot bufferization
-// then gives it a whole-tensor scratch buffer, which exceeds the stack
-// limit. (Below the limit the dead op is only removed by the canonicalizer
-// after bufferization.) Remove the XFAIL line once fixed.
+// Regression: a dispatch whose output is larger than the 256 KiB kernel
+// stack limit must compile, since each workgroup only touches a 4x1024
+// tile. The untiled original left behind by workgroup tiling once got a
+// whole-tensor scratch buffer in bufferization ("needs 1048576 bytes of
+// scratch inside one workgroup"); dead ops are now removed right after
+// tiling.
 
 // CHECK: module attributes {kiln.workgroups = {dispatch_0 = array<i64: {{[1-9][0-9]*}}, 1, 1>}}
 // CHECK: llvm.func internal @dispatch_0(%arg0: !llvm.ptr, %arg1: i32, %arg2: i32, %arg3: i32) -> i32

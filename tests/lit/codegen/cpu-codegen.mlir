@@ -1,4 +1,4 @@
-// RUN: kiln-opt --kiln-cpu-codegen=vectorize=false %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
+// RUN: kiln-opt --kiln-cpu-codegen=codegen=scalar %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
 // RUN: kiln-opt --kiln-cpu-codegen %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
 
 // kiln-cpu-codegen turns kiln.dispatch functions into LLVM-dialect kernels
@@ -14,11 +14,12 @@
 // 128/64 = 2 by 256/64 = 4.
 // CHECK: module attributes {kiln.workgroups = {dispatch_0 = array<i64: {{[1-9][0-9]*}}, 1, 1>, dispatch_1 = array<i64: 2, 4, 1>}}
 
-// Implementations: inputs, then outputs, as bare pointers, then the
+// Implementations: inputs, then outputs, as bare `noalias` pointers (the
+// plan never binds overlapping buffers to one dispatch), then the
 // workgroup ids as i64; internal linkage.
-// CHECK: llvm.func internal @dispatch_0_impl(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK: llvm.func internal @dispatch_0_impl(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-SAME: kiln.kernel = "dispatch_0", kiln.num_inputs = 1 : i64, kiln.num_outputs = 1 : i64
-// CHECK: llvm.func internal @dispatch_1_impl(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK: llvm.func internal @dispatch_1_impl(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-SAME: kiln.kernel = "dispatch_1", kiln.num_inputs = 3 : i64, kiln.num_outputs = 1 : i64, kiln.workgroups = array<i64: 2, 4, 1>
 
 // The ABI wrapper: (kiln_dispatch_state *, wg_x, wg_y, wg_z) -> status.

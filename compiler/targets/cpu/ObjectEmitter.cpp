@@ -5,7 +5,7 @@
 // (no build ids, no time stamps).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/cpu/ObjectEmitter.h"
+#include "compiler/targets/cpu/ObjectEmitter.h"
 
 #include "lld/Common/Driver.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -14,74 +14,16 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 LLD_HAS_DRIVER(elf)
 
 namespace mlir::kiln::cpu {
-
-namespace {
-
-const char *kTriple = "x86_64-unknown-linux-gnu";
-
-// Features the runtime can check on the host (runtime/src/cpu_features).
-const char *kCheckable[] = {"sse4.2", "avx",      "avx2",     "fma",
-                            "f16c",   "bmi2",     "avx512f",  "avx512bw",
-                            "avx512vl", "avx512dq"};
-
-const llvm::Target *x86Target(std::string &error) {
-  static bool initialized = [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-  return llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
-}
-
-} // namespace
-
-FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
-                                      std::string &error) {
-  const llvm::Target *target = x86Target(error);
-  if (!target)
-    return failure();
-  TargetChoice choice;
-  if (cpu == "native") {
-    choice.cpu = llvm::sys::getHostCPUName().str();
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    std::vector<std::string> names;
-    for (auto &entry : host)
-      names.push_back((entry.second ? "+" : "-") + entry.first().str());
-    llvm::sort(names);
-    for (const std::string &name : names)
-      choice.features += (choice.features.empty() ? "" : ",") + name;
-  } else {
-    choice.cpu = cpu;
-  }
-  llvm::Triple triple(kTriple);
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
-      target->createMCSubtargetInfo(triple, choice.cpu, choice.features));
-  if (!info || !info->isCPUStringValid(choice.cpu)) {
-    error = "unknown CPU '" + cpu +
-            "' (use native, x86-64-v3, x86-64-v4 or an LLVM x86 CPU name "
-            "such as skylake-avx512 or znver4)";
-    return failure();
-  }
-  for (const char *feature : kCheckable)
-    if (info->checkFeatures(std::string("+") + feature))
-      choice.required.push_back(feature);
-  return choice;
-}
 
 FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
                                                  const TargetChoice &choice,
@@ -98,7 +40,7 @@ FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
     error = "translation to LLVM IR failed";
     return failure();
   }
-  llvm::Triple triple(kTriple);
+  llvm::Triple triple(kX86Triple);
   llvm::TargetOptions options;
   // a * b + c may become one FMA (as onnxruntime's kernels do).
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;

@@ -4,29 +4,34 @@
 // of the Kiln kernel ABI (runtime/include/kiln/kernel_abi.h), in the LLVM
 // dialect, plus the `kiln_cpu_library_query` table.
 //
-// Per dispatch:
+// Per dispatch, following its lowering configuration (LoweringConfig.h):
 //  1. Destination passing: `@d_impl(memref inputs..., memref outputs...,
 //     index wg_x, wg_y, wg_z)`; inputs enter as restrict tensors and
 //     results are materialized straight into the output buffers.
-//  2. Workgroup tiling: the dispatch's last op is tiled into an scf.forall
-//     over at most three parallel dims, its producers fused into the tile
-//     (matmul into the tiles of its bias + activation consumer).
-//  3. Loop order (CpuVectorize.cpp): the innermost parallel dim of every
-//     reduction goes innermost so LLVM's loop vectorizer emits FMA vector
-//     code. (No MLIR register tiling yet.)
+//  2. Workgroup tiling: the dispatch's root op (producing its first
+//     result) is tiled into an scf.forall by the configured workgroup
+//     tile, its producers fused into the tile (matmul into the tiles of
+//     its bias + activation consumer).
+//  3. Strategy "contraction": the contraction is marked for register
+//     tiles; other reductions get the loop order of LoopOrder.cpp.
 //  4. One-shot bufferization; empty tensors reuse the output buffers, the
 //     few scratch buffers left are stack allocas (kernels never malloc).
-//  5. The forall becomes "this workgroup's tile": its induction variables
+//  5. Marked contractions become register-tiled vector loop nests
+//     (ContractionKernel.cpp).
+//  6. The forall becomes "this workgroup's tile": its induction variables
 //     are computed from the workgroup ids, and the trip counts are the
 //     dispatch's workgroup counts (`kiln.workgroups`).
-//  6. Lowering to LLVM with bare-pointer memref arguments, then an ABI
-//     wrapper per kernel that reads binding pointers from the
+//  7. Lowering to LLVM with bare-pointer memref arguments (all `noalias`:
+//     the plan never binds overlapping buffers to one dispatch), then an
+//     ABI wrapper per kernel that reads binding pointers from the
 //     kiln_dispatch_state.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/cpu/KernelCodegen.h"
-#include "compiler/cpu/CpuVectorize.h"
+#include "compiler/targets/cpu/KernelCodegen.h"
+#include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/LoopOrder.h"
+#include "compiler/targets/cpu/LoweringConfig.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -62,68 +67,6 @@ namespace {
 
 constexpr int64_t kMaxStackBytes = 256 * 1024;
 
-// Tile sizes for the dispatch's last op: at most three tiled parallel
-// dims, reductions untiled.
-SmallVector<int64_t> workgroupTileSizes(linalg::LinalgOp op,
-                                        bool hasContraction) {
-  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  int64_t loops = bounds.size();
-  SmallVector<int64_t> tiles(loops, 0);
-  SmallVector<int64_t> parallel;
-  for (int64_t i = 0; i < loops; ++i)
-    if (iterators[i] == utils::IteratorType::parallel && bounds[i] > 1)
-      parallel.push_back(i);
-  if (parallel.empty())
-    return tiles;
-  if (hasContraction && parallel.size() >= 2) {
-    // The two innermost parallel dims are (m, n): 64x64 output tiles; one
-    // more outer dim (the batch) tiled by 1.
-    int64_t m = parallel[parallel.size() - 2], n = parallel.back();
-    tiles[m] = std::min<int64_t>(bounds[m], 64);
-    tiles[n] = std::min<int64_t>(bounds[n], 64);
-    for (int64_t i : parallel)
-      if (i != m && i != n)
-        tiles[i] = 1;
-    // Keep at most three tiled dims: leave the outermost ones whole.
-    int64_t tiled = parallel.size();
-    for (int64_t i : parallel) {
-      if (tiled <= 3)
-        break;
-      if (i != m && i != n) {
-        tiles[i] = 0;
-        --tiled;
-      }
-    }
-    return tiles;
-  }
-  // Otherwise split the outer parallel dims until there are enough
-  // workgroups for every core, keeping ~4K elements of work per group.
-  int64_t total = 1;
-  for (int64_t b : bounds)
-    total *= std::max<int64_t>(b, 1);
-  int64_t target = std::clamp<int64_t>(total / 4096, 1, 256);
-  int64_t groups = 1, tiledDims = 0;
-  for (int64_t i : parallel) {
-    if (groups >= target || tiledDims == 3)
-      break;
-    int64_t want = (target + groups - 1) / groups;
-    if (bounds[i] <= want) {
-      tiles[i] = 1;
-      groups *= bounds[i];
-    } else {
-      int64_t size = (bounds[i] + want - 1) / want;
-      // Vector-friendly tile sizes on the innermost dim.
-      if (i == loops - 1 && size > 16)
-        size = (size + 15) / 16 * 16;
-      tiles[i] = size;
-      groups *= (bounds[i] + size - 1) / size;
-    }
-    ++tiledDims;
-  }
-  return tiles;
-}
-
 // Step 1: a destination-passing kernel function over memrefs.
 FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
   OpBuilder builder(dispatch);
@@ -151,6 +94,8 @@ FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
                   builder.getI64IntegerAttr(dispatch.getNumArguments()));
   kernel->setAttr("kiln.num_outputs",
                   builder.getI64IntegerAttr(dispatch.getNumResults()));
+  for (unsigned i = 0; i < argTypes.size() - 3; ++i)
+    kernel.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
   Block *entry = kernel.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   // Move (not clone) the body: inputs become restrict tensors of the
@@ -179,7 +124,8 @@ FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
 }
 
 // Step 2: tile the last op into workgroups and fuse its producers.
-LogicalResult tileWorkgroups(func::FuncOp kernel) {
+LogicalResult tileWorkgroups(func::FuncOp kernel,
+                             const LoweringConfig &config) {
   // The op writing the (first) output.
   Operation *last = nullptr;
   kernel.walk([&](bufferization::MaterializeInDestinationOp m) {
@@ -200,13 +146,14 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
     if (!isa_and_nonnull<tensor::EmptyOp>(def))
       return success();
   }
-  bool hasContraction = false;
-  kernel.walk([&](linalg::LinalgOp op) {
-    if (op.getNumReductionLoops() > 0 && op.getNumDpsInputs() == 2 &&
-        linalg::isaContractionOpInterface(op))
-      hasContraction = true;
-  });
-  SmallVector<int64_t> tiles = workgroupTileSizes(linalgOp, hasContraction);
+  SmallVector<int64_t> tiles = config.workgroupTile;
+  if (tiles.size() != linalgOp.getNumLoops())
+    return last->emitOpError("has ")
+           << linalgOp.getNumLoops() << " loops but the lowering config's "
+           << "workgroup_tile has " << tiles.size() << " sizes";
+  if (llvm::count_if(tiles, [](int64_t t) { return t != 0; }) > 3)
+    return last->emitOpError("workgroup tiles split at most 3 dims (the "
+                             "workgroup grid is 3-D)");
   if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
     return success();
   IRRewriter rewriter(kernel.getContext());
@@ -226,10 +173,17 @@ LogicalResult tileWorkgroups(func::FuncOp kernel) {
   // The untiled originals are dead now; left in place they would be
   // bufferized into whole-tensor scratch.
   // Only the function's own ops: erasing one frees everything nested in it.
+  // Sweep until nothing changes: an op may only die once a later one is
+  // gone.
   Block &body = kernel.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (isOpTriviallyDead(&op))
-      rewriter.eraseOp(&op);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isOpTriviallyDead(&op)) {
+        rewriter.eraseOp(&op);
+        changed = true;
+      }
+  }
   return success();
 }
 
@@ -450,8 +404,7 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
 
 } // namespace
 
-FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
-                                                   bool vectorize) {
+FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
   SmallVector<func::FuncOp> dispatches;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func->hasAttr("kiln.dispatch"))
@@ -461,6 +414,9 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   }
   SmallVector<KernelInfo> kernels;
   for (func::FuncOp dispatch : dispatches) {
+    FailureOr<LoweringConfig> config = LoweringConfig::read(dispatch);
+    if (failed(config))
+      return failure();
     FailureOr<func::FuncOp> kernel = makeKernelFunction(dispatch);
     if (failed(kernel))
       return failure();
@@ -469,11 +425,44 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
     info.bindingCount = dispatch.getNumArguments() + dispatch.getNumResults();
     info.numInputs = dispatch.getNumArguments();
     dispatch.erase();
-    if (failed(tileWorkgroups(*kernel)))
+    if (failed(tileWorkgroups(*kernel, *config)))
       return failure();
-    if (vectorize && failed(vectorizeKernel(*kernel)))
+    int64_t marked = 0;
+    if (config->strategy == Strategy::Contraction) {
+      kernel->walk([&](linalg::LinalgOp op) {
+        if (succeeded(matchContraction(op))) {
+          op->setAttr(kRegisterTileAttr, UnitAttr::get(op->getContext()));
+          ++marked;
+        }
+      });
+      if (marked == 0)
+        return kernel->emitError("the lowering config asks for register "
+                                 "tiles but the dispatch has no f32 "
+                                 "contraction they apply to");
+    }
+    if (config->strategy != Strategy::Scalar &&
+        failed(orderLoopsForVectorization(*kernel)))
       return failure();
-    if (failed(bufferize(*kernel)) || failed(bindWorkgroups(*kernel)))
+    if (failed(bufferize(*kernel)))
+      return failure();
+    if (marked > 0) {
+      SmallVector<linalg::LinalgOp> contractions;
+      kernel->walk([&](linalg::LinalgOp op) {
+        if (op->hasAttr(kRegisterTileAttr))
+          contractions.push_back(op);
+      });
+      // Untiled copies that were only dead after tiling disappear in
+      // bufferization; at least the tiled one must be left.
+      if (contractions.empty())
+        return kernel->emitError("bufferization lost the register-tiled "
+                                 "contraction");
+      IRRewriter rewriter(kernel->getContext());
+      for (linalg::LinalgOp op : contractions)
+        if (failed(emitContractionKernel(rewriter, op, config->tileRows,
+                                         config->tileLanes)))
+          return failure();
+    }
+    if (failed(bindWorkgroups(*kernel)))
       return failure();
     auto counts = (*kernel)->getAttrOfType<DenseI64ArrayAttr>("kiln.workgroups");
     for (int d = 0; d < 3; ++d)

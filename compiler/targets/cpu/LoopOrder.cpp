@@ -1,4 +1,4 @@
-//===- CpuVectorize.cpp - Loop order for vector code ----------------------===//
+//===- LoopOrder.cpp - Loop order for LLVM's vectorizer -------------------===//
 //
 // Puts the innermost parallel dimension of every reduction op innermost:
 // matmul (m, n, k) runs as (m, k, n), the conv contraction (n, m, p, ck) as
@@ -7,11 +7,13 @@
 // loop vectorizer turns into FMA vector code (fused multiply-add is allowed
 // by the target options), instead of a scalar dot-product reduction.
 //
-// Register tiling with MLIR's vectorizer (8x32 accumulator tiles, as in the
-// matmul recipe) is the next step; this pass is its fallback.
+// This is the strategy for reductions that are not register-tiled
+// contractions (pooling, softmax and norm statistics, contractions of other
+// element types); those contractions get ContractionKernel.cpp instead.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/cpu/CpuVectorize.h"
+#include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/LoopOrder.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -19,11 +21,12 @@
 
 namespace mlir::kiln::cpu {
 
-LogicalResult vectorizeKernel(func::FuncOp kernel) {
+LogicalResult orderLoopsForVectorization(func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> candidates;
   kernel.walk([&](linalg::LinalgOp op) {
     if (op.getNumReductionLoops() > 0 && op.getNumParallelLoops() > 0 &&
-        !isa<linalg::FillOp, linalg::CopyOp>(op))
+        !isa<linalg::FillOp, linalg::CopyOp>(op) &&
+        !op->hasAttr(kRegisterTileAttr))
       candidates.push_back(op);
   });
   IRRewriter rewriter(kernel.getContext());

@@ -1,5 +1,8 @@
 //===- HostPlan.cpp - The host side of a compiled model -------------------===//
-#include "compiler/cpu/HostPlan.h"
+#include "compiler/plan/HostPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -8,7 +11,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
-namespace mlir::kiln::cpu {
+namespace mlir::kiln::plan {
 
 namespace art = ::kiln::artifact;
 
@@ -84,10 +87,32 @@ struct ArenaBuffer {
   uint64_t offset = 0;
 };
 
+// "dispatch_3: linalg.matmul+linalg.generic": the kernel and the ops it
+// holds, for `kiln inspect` and `kiln bench --profile`.
+std::string stepLabel(func::CallOp call) {
+  std::string label = call.getCallee().str();
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal())
+    return label;
+  std::string ops;
+  for (Operation &op : callee.getBody().front().without_terminator()) {
+    if (isa<arith::ConstantOp, tensor::EmptyOp>(op))
+      continue;
+    ops += (ops.empty() ? "" : "+") + op.getName().getStringRef().str();
+  }
+  return ops.empty() ? label : label + ": " + ops;
+}
+
 } // namespace
 
 LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
+                       uint32_t executable, StringRef target,
                        art::ArtifactSpec &spec) {
+  // The signature and constants are the same for every target: the first
+  // plan fills them, later ones refer to them.
+  const bool first = spec.plans.empty();
+  uint32_t constantIndex = 0;
   llvm::StringMap<uint32_t> kernelIndex;
   for (auto [i, kernel] : llvm::enumerate(kernels))
     kernelIndex[kernel.name] = i;
@@ -110,14 +135,14 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     tensor.dims.assign(ranked.getShape().begin(), ranked.getShape().end());
     return success();
   };
-  for (unsigned i = 0; i < host.getNumArguments(); ++i) {
+  for (unsigned i = 0; first && i < host.getNumArguments(); ++i) {
     art::TensorSpec tensor;
     if (failed(describe(host.getArgument(i).getType(), host.getArgAttrDict(i),
                         "input_" + std::to_string(i), tensor)))
       return failure();
     spec.inputs.push_back(tensor);
   }
-  for (unsigned i = 0; i < host.getNumResults(); ++i) {
+  for (unsigned i = 0; first && i < host.getNumResults(); ++i) {
     art::TensorSpec tensor;
     if (failed(describe(host.getResultTypes()[i], host.getResultAttrDict(i),
                         "output_" + std::to_string(i), tensor)))
@@ -162,6 +187,14 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       auto elements = dyn_cast<ElementsAttr>(constant.getValue());
       if (!elements)
         continue; // scalars are only used inside dispatches
+      uint32_t index = constantIndex++;
+      if (!first) {
+        if (index >= spec.constants.size())
+          return constant.emitOpError("has no constant in the first plan");
+        buffers[constant.getResult()] = {art::BufferSpace::Constant, index, 0,
+                                         spec.constants[index].data.size()};
+        continue;
+      }
       FailureOr<std::vector<uint8_t>> bytes = constantBytes(elements);
       if (failed(bytes))
         return constant.emitOpError("constant cannot be serialized");
@@ -170,8 +203,7 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
         c.name = loc.getName().str();
       c.data = std::move(*bytes);
-      buffers[constant.getResult()] = {art::BufferSpace::Constant,
-                                       uint32_t(spec.constants.size()), 0,
+      buffers[constant.getResult()] = {art::BufferSpace::Constant, index, 0,
                                        c.data.size()};
       spec.constants.push_back(std::move(c));
       continue;
@@ -216,8 +248,8 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       return call.emitOpError("calls an unknown dispatch");
     art::StepSpec s;
     s.kind = art::StepSpec::Kind::Dispatch;
-    s.label = call.getCallee().str();
-    s.dispatch.executable = 0;
+    s.label = stepLabel(call);
+    s.dispatch.executable = executable;
     s.dispatch.kernel = kernel->second;
     for (int d = 0; d < 3; ++d)
       s.dispatch.workgroups[d] = kernels[kernel->second].workgroups[d];
@@ -322,7 +354,7 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
   }
 
   art::PlanSpec plan;
-  plan.target = "x86_64";
+  plan.target = target.str();
   plan.steps = std::move(steps);
   plan.arenaSize = arenaSize;
   plan.intermediateBytes = intermediate;
@@ -330,4 +362,4 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
   return success();
 }
 
-} // namespace mlir::kiln::cpu
+} // namespace mlir::kiln::plan

@@ -1,0 +1,207 @@
+//===- Pipeline.cpp - The Kiln compile pipeline as a library --------------===//
+#include "compiler/pipeline/Pipeline.h"
+
+#include "compiler/plan/HostPlan.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace mlir::kiln {
+
+namespace {
+
+double nowSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A copy of `module` with only its dispatch functions, for one backend.
+OwningOpRef<ModuleOp> dispatchModule(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  for (auto func : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+    if (!func->hasAttr("kiln.dispatch"))
+      func.erase();
+  return copy;
+}
+
+} // namespace
+
+llvm::StringRef stageName(Stage stage) {
+  switch (stage) {
+  case Stage::Import:
+    return "import";
+  case Stage::GraphOptimization:
+    return "graph-optimization";
+  case Stage::Lowering:
+    return "lowering";
+  case Stage::DispatchFormation:
+    return "dispatch-formation";
+  case Stage::TargetCodegen:
+    return "target-codegen";
+  case Stage::Plan:
+    return "plan";
+  case Stage::Emit:
+    return "emit";
+  }
+  return "";
+}
+
+Pipeline::Pipeline(MLIRContext &context, PipelineOptions options)
+    : context(context), options(options), startSeconds(nowSeconds()) {}
+
+void Pipeline::addBackend(std::unique_ptr<TargetBackend> backend) {
+  backends.push_back(std::move(backend));
+}
+
+void Pipeline::addPassesAfter(Stage stage, PassHook hook) {
+  hooks.emplace_back(stage, std::move(hook));
+}
+
+void Pipeline::stageDone(Stage stage) {
+  if (options.timing)
+    llvm::errs() << "kilnc: " << stageName(stage) << " done at "
+                 << llvm::format("%.3f", nowSeconds() - startSeconds)
+                 << " s\n";
+}
+
+LogicalResult Pipeline::runHooks(ModuleOp module, Stage stage) {
+  PassManager pm(&context);
+  bool any = false;
+  for (auto &[at, hook] : hooks) {
+    if (at != stage)
+      continue;
+    hook(pm);
+    any = true;
+  }
+  return any ? pm.run(module) : success();
+}
+
+LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
+  struct StagePasses {
+    Stage stage;
+    std::unique_ptr<Pass> (*create)();
+  };
+  const StagePasses stages[] = {
+      {Stage::GraphOptimization, [] { return createGraphCleanup(); }},
+      {Stage::Lowering, [] { return createKilnToLinalg(); }},
+      {Stage::DispatchFormation, [] { return createFormDispatches(); }},
+  };
+  for (const StagePasses &s : stages) {
+    if (static_cast<int>(s.stage) > static_cast<int>(last))
+      break;
+    PassManager pm(&context);
+    pm.addPass(s.create());
+    if (failed(pm.run(module)) || failed(runHooks(module, s.stage)))
+      return failure();
+    stageDone(s.stage);
+  }
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+Pipeline::generateKernels(ModuleOp module, TargetBackend &backend,
+                          SmallVector<KernelInfo> &table) {
+  OwningOpRef<ModuleOp> kernels = dispatchModule(module);
+  if (failed(backend.configureDispatches(*kernels)) ||
+      failed(runHooks(*kernels, Stage::TargetCodegen)))
+    return failure();
+  if (options.dumpDispatches)
+    printDispatches(*kernels, llvm::errs(), module);
+  FailureOr<SmallVector<KernelInfo>> generated =
+      backend.generateKernels(*kernels);
+  if (failed(generated))
+    return failure();
+  table = std::move(*generated);
+  if (options.dumpDispatches)
+    for (const KernelInfo &k : table)
+      llvm::errs() << k.name << ": workgroups " << k.workgroups[0] << "x"
+                   << k.workgroups[1] << "x" << k.workgroups[2] << ", "
+                   << k.bindingCount << " bindings\n";
+  return kernels;
+}
+
+FailureOr<OwningOpRef<ModuleOp>> Pipeline::generateKernelModule(ModuleOp module) {
+  if (backends.empty())
+    return module.emitError("no target backend");
+  if (failed(runUntil(module, Stage::DispatchFormation)))
+    return failure();
+  SmallVector<KernelInfo> table;
+  return generateKernels(module, *backends.front(), table);
+}
+
+LogicalResult Pipeline::compile(ModuleOp module,
+                                ::kiln::artifact::ArtifactSpec &spec,
+                                std::string &error) {
+  if (backends.empty()) {
+    error = "no target backend";
+    return failure();
+  }
+  if (failed(runUntil(module, Stage::DispatchFormation)))
+    return failure();
+  func::FuncOp host;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func->hasAttr("kiln.dispatch"))
+      host = func;
+  if (!host) {
+    error = "the model has no graph function";
+    return failure();
+  }
+  for (auto [index, backend] : llvm::enumerate(backends)) {
+    SmallVector<KernelInfo> table;
+    FailureOr<OwningOpRef<ModuleOp>> kernels =
+        generateKernels(module, *backend, table);
+    if (failed(kernels))
+      return failure();
+    stageDone(Stage::TargetCodegen);
+    FailureOr<::kiln::artifact::ExecutableSpec> executable =
+        backend->emitExecutable(**kernels, table, error);
+    if (failed(executable))
+      return failure();
+    if (failed(plan::planHost(host, table, index, executable->target, spec)))
+      return failure();
+    stageDone(Stage::Plan);
+    spec.executables.push_back(std::move(*executable));
+  }
+  stageDone(Stage::Emit);
+  return success();
+}
+
+void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
+                     ModuleOp callers) {
+  llvm::StringMap<int> calls;
+  (callers ? callers : dispatches).walk([&](func::CallOp call) {
+    ++calls[call.getCallee()];
+  });
+  for (auto func : dispatches.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("kiln.dispatch"))
+      continue;
+    os << func.getName();
+    if (!calls.empty())
+      os << " (called " << calls[func.getName()] << "x)";
+    os << ":";
+    for (Operation &op : func.getBody().front().without_terminator()) {
+      if (isa<arith::ConstantOp, tensor::EmptyOp>(op))
+        continue;
+      os << " " << op.getName().getStringRef();
+      if (auto generic = dyn_cast<linalg::GenericOp>(op))
+        os << (generic.getNumReductionLoops() ? "[reduction]" : "[parallel]");
+    }
+    os << "  ->";
+    for (Type t : func.getResultTypes())
+      os << " " << t;
+    os << "\n";
+    if (Attribute config = func->getAttr(kLoweringConfigAttr))
+      os << "  config: " << config << "\n";
+  }
+}
+
+} // namespace mlir::kiln

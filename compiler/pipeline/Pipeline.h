@@ -1,0 +1,104 @@
+//===- Pipeline.h - The Kiln compile pipeline as a library ------*- C++ -*-===//
+//
+// kilnc only parses flags; everything between a model file and a .kiln
+// artifact happens here, in named stages:
+//
+//   import -> graph-optimization -> lowering -> dispatch-formation
+//          -> target-codegen (per backend) -> plan -> emit
+//
+// Each stage ends at a well-defined IR (Kiln dialect, linalg on tensors,
+// host function + dispatch functions, target kernels), which is where
+// extra passes hook in: `addPassesAfter(stage, ...)` appends passes that
+// run right after the stage's own (this is how pass plugins will place
+// their passes). A compilation can also stop after any stage and hand the
+// IR back (kilnc --emit).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
+#define KILN_COMPILER_PIPELINE_PIPELINE_H
+
+#include "compiler/artifact/ArtifactSpec.h"
+#include "compiler/pipeline/TargetBackend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln {
+
+enum class Stage {
+  Import,            // the frontend's Kiln IR, verified
+  GraphOptimization, // kiln-graph-cleanup: folding, weight transforms
+  Lowering,          // kiln-to-linalg: linalg/tensor/arith/math on tensors
+  DispatchFormation, // kiln-form-dispatches: host function + dispatches
+  TargetCodegen,     // per backend: lowering configs, kernels
+  Plan,              // host plan: steps, arena, constants
+  Emit,              // executables and the artifact
+};
+
+llvm::StringRef stageName(Stage stage);
+
+struct PipelineOptions {
+  // Print each dispatch, its lowering configuration and workgroup counts
+  // to stderr (kilnc --dump-dispatches).
+  bool dumpDispatches = false;
+  // Print the time at which each stage ends to stderr (kilnc --time).
+  bool timing = false;
+};
+
+class Pipeline {
+public:
+  using PassHook = std::function<void(OpPassManager &)>;
+
+  Pipeline(MLIRContext &context, PipelineOptions options);
+
+  // Adds a backend; artifacts get one executable and one plan per backend,
+  // in the order they were added.
+  void addBackend(std::unique_ptr<TargetBackend> backend);
+
+  // Extra passes on the whole module right after `stage`'s own passes
+  // (graph-optimization, lowering or dispatch-formation), or on each
+  // backend's dispatch module before its kernels are generated
+  // (target-codegen).
+  void addPassesAfter(Stage stage, PassHook hook);
+
+  // Runs the module-level stages after import, up to and including `last`
+  // (at most DispatchFormation). Diagnostics go to the context's handler.
+  LogicalResult runUntil(ModuleOp module, Stage last);
+
+  // The whole pipeline after import: fills `spec` with the signature,
+  // constants, one executable and one plan per backend.
+  LogicalResult compile(ModuleOp module, ::kiln::artifact::ArtifactSpec &spec,
+                        std::string &error);
+
+  // For `--emit=llvm`: runs the first backend's codegen on a copy of the
+  // dispatch functions and returns the kernel module.
+  FailureOr<OwningOpRef<ModuleOp>> generateKernelModule(ModuleOp module);
+
+private:
+  FailureOr<OwningOpRef<ModuleOp>>
+  generateKernels(ModuleOp module, TargetBackend &backend,
+                  llvm::SmallVector<KernelInfo> &table);
+  LogicalResult runHooks(ModuleOp module, Stage stage);
+  void stageDone(Stage stage);
+
+  MLIRContext &context;
+  PipelineOptions options;
+  std::vector<std::unique_ptr<TargetBackend>> backends;
+  std::vector<std::pair<Stage, PassHook>> hooks;
+  double startSeconds = 0;
+};
+
+// Prints one line per dispatch of `dispatches`: name, how often `callers`
+// (default: the same module) calls it, the ops it holds and its result
+// types, then its lowering configuration when one is set.
+void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
+                     ModuleOp callers = nullptr);
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_PIPELINE_PIPELINE_H

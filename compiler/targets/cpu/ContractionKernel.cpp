@@ -1,0 +1,265 @@
+//===- ContractionKernel.cpp - Register-tiled contraction kernels ---------===//
+//
+// See ContractionKernel.h for the loop nest. The kernel is built by hand
+// from vector ops rather than through linalg tiling + vectorization: the
+// shapes here are fixed by the configuration, and writing the tile
+// directly keeps the accumulators as loop-carried vector values (always in
+// registers), gives partial tiles one masked body instead of scalar
+// remainder loops, and works on any contraction generic (conv as GEMM,
+// broadcast batch dims) through its indexing maps.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/ContractionKernel.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::kiln::cpu {
+
+FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return failure();
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1 || dims->m.empty() ||
+      dims->n.empty())
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps[2];
+  if (outMap.getNumResults() == 0 || !outMap.isProjectedPermutation())
+    return failure();
+  auto lastDim = [](AffineMap map) -> std::optional<unsigned> {
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
+      return dim.getPosition();
+    return std::nullopt;
+  };
+  std::optional<unsigned> n = lastDim(outMap);
+  if (!n || !llvm::is_contained(dims->n, *n))
+    return failure();
+  ContractionLoops loops;
+  loops.n = *n;
+  loops.k = dims->k.front();
+  // B is the input holding n; it must be innermost there too, so that one
+  // vector load reads nr lanes.
+  if (lastDim(maps[1]) == n) {
+    loops.lhs = 0;
+    loops.rhs = 1;
+  } else if (lastDim(maps[0]) == n) {
+    loops.lhs = 1;
+    loops.rhs = 0;
+  } else {
+    return failure();
+  }
+  // The row dim: the output's second-innermost dim when it is an m dim.
+  loops.m = dims->m.back();
+  if (outMap.getNumResults() >= 2)
+    if (auto dim = dyn_cast<AffineDimExpr>(
+            outMap.getResult(outMap.getNumResults() - 2)))
+      if (llvm::is_contained(dims->m, dim.getPosition()))
+        loops.m = dim.getPosition();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    if (d == loops.m || d == loops.n || d == loops.k)
+      continue;
+    if (iterators[d] != utils::IteratorType::parallel)
+      return failure();
+    loops.outer.push_back(d);
+  }
+  return loops;
+}
+
+namespace {
+
+// The fill of `out` that `op` accumulates onto, when nothing between them
+// touches memory (the subviews of the operands may sit in between).
+linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == out)
+        return fill;
+      return nullptr;
+    }
+    if (!isPure(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// Indices of an operand for the loop values `dims`.
+SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
+                                  ArrayRef<Value> dims) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      indices.push_back(dims[dim.getPosition()]);
+    } else if (auto cst = dyn_cast<AffineConstantExpr>(expr)) {
+      indices.push_back(arith::ConstantIndexOp::create(b, loc, cst.getValue()));
+    } else {
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), dims));
+    }
+  }
+  return indices;
+}
+
+} // namespace
+
+LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    int64_t rows, int64_t lanes) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError("register tiles need bufferized operands");
+  FailureOr<ContractionLoops> loops = matchContraction(op);
+  if (failed(loops))
+    return op.emitOpError("is not a contraction the register-tiled kernel "
+                          "handles (f32 multiply-add, one reduction dim, "
+                          "output lanes contiguous in one operand)");
+  Value a = op.getDpsInputOperand(loops->lhs)->get();
+  Value b = op.getDpsInputOperand(loops->rhs)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  for (Value lanesOperand : {b, c})
+    if (!cast<MemRefType>(lanesOperand.getType()).isLastDimUnitStride())
+      return op.emitOpError("needs unit-stride lanes for register tiles");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap aMap = maps[loops->lhs], bMap = maps[loops->rhs], cMap = maps[2];
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  linalg::FillOp fill = findFoldableFill(op, c);
+
+  Type f32 = rewriter.getF32Type();
+  auto vectorType = VectorType::get({lanes}, f32);
+  auto maskType = VectorType::get({lanes}, rewriter.getI1Type());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  Value zero = index(0), one = index(1);
+  SmallVector<Value> sizes;
+  for (Range range : op.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  SmallVector<Value> dims(op.getNumLoops(), zero);
+
+  for (unsigned d : loops->outer) {
+    auto loop = scf::ForOp::create(rewriter, loc, zero, sizes[d], one);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    dims[d] = loop.getInductionVar();
+  }
+  auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
+                                  index(rows));
+  rewriter.setInsertionPointToStart(mLoop.getBody());
+  Value m0 = mLoop.getInductionVar();
+  Value validRows = arith::MinSIOp::create(
+      rewriter, loc, index(rows),
+      arith::SubIOp::create(rewriter, loc, sizes[loops->m], m0));
+  auto nLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->n],
+                                  index(lanes));
+  rewriter.setInsertionPointToStart(nLoop.getBody());
+  Value n0 = nLoop.getInductionVar();
+  dims[loops->n] = n0;
+  Value validLanes = arith::MinSIOp::create(
+      rewriter, loc, index(lanes),
+      arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
+  Value mask = vector::CreateMaskOp::create(rewriter, loc, maskType,
+                                            ValueRange{validLanes});
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, vectorType,
+      DenseElementsAttr::get(vectorType, rewriter.getF32FloatAttr(0.0f)));
+  // Rows past the edge read the last valid row again (in bounds, results
+  // discarded), so the inner loop has no per-row conditions.
+  Value lastRow = arith::SubIOp::create(rewriter, loc, validRows, one);
+  SmallVector<Value> readRows;
+  for (int64_t i = 0; i < rows; ++i)
+    readRows.push_back(arith::AddIOp::create(
+        rewriter, loc, m0,
+        i == 0 ? zero
+               : arith::MinSIOp::create(rewriter, loc, index(i), lastRow)
+                     .getResult()));
+
+  SmallVector<Value> init;
+  if (fill) {
+    Value start = vector::BroadcastOp::create(rewriter, loc, vectorType,
+                                              fill.getDpsInputs()[0]);
+    init.assign(rows, start);
+  } else {
+    for (int64_t i = 0; i < rows; ++i) {
+      dims[loops->m] = readRows[i];
+      init.push_back(vector::MaskedLoadOp::create(
+          rewriter, loc, vectorType, c,
+          operandIndices(rewriter, loc, cMap, dims), mask, zeros));
+    }
+  }
+
+  // The k loop, with full-width loads when the tile is whole and masked
+  // loads at the right edge.
+  auto buildKLoop = [&](OpBuilder &builder, Location l, bool masked) {
+    auto kLoop = scf::ForOp::create(
+        builder, l, zero, sizes[loops->k], one, init,
+        [&](OpBuilder &body, Location bl, Value k, ValueRange acc) {
+          SmallVector<Value> at(dims);
+          at[loops->k] = k;
+          at[loops->n] = n0;
+          SmallVector<Value> bIndices = operandIndices(body, bl, bMap, at);
+          Value bVector =
+              masked ? vector::MaskedLoadOp::create(body, bl, vectorType, b,
+                                                    bIndices, mask, zeros)
+                           .getResult()
+                     : vector::LoadOp::create(body, bl, vectorType, b, bIndices)
+                           .getResult();
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < rows; ++i) {
+            at[loops->m] = readRows[i];
+            Value scalar = memref::LoadOp::create(
+                body, bl, a, operandIndices(body, bl, aMap, at));
+            Value broadcast =
+                vector::BroadcastOp::create(body, bl, vectorType, scalar);
+            next.push_back(
+                vector::FMAOp::create(body, bl, broadcast, bVector, acc[i]));
+          }
+          scf::YieldOp::create(body, bl, next);
+        });
+    scf::YieldOp::create(builder, l, kLoop.getResults());
+  };
+  Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      validLanes, index(lanes));
+  auto split = scf::IfOp::create(
+      rewriter, loc, whole,
+      [&](OpBuilder &builder, Location l) { buildKLoop(builder, l, false); },
+      [&](OpBuilder &builder, Location l) { buildKLoop(builder, l, true); });
+
+  for (int64_t i = 0; i < rows; ++i) {
+    auto store = [&](OpBuilder &builder, Location l) {
+      SmallVector<Value> at(dims);
+      at[loops->m] = arith::AddIOp::create(builder, l, m0, index(i));
+      vector::MaskedStoreOp::create(builder, l, c,
+                                    operandIndices(builder, l, cMap, at), mask,
+                                    split.getResult(i));
+    };
+    if (i == 0) {
+      store(rewriter, loc);
+      continue;
+    }
+    Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                        index(i), validRows);
+    scf::IfOp::create(rewriter, loc, valid,
+                      [&](OpBuilder &builder, Location l) {
+                        store(builder, l);
+                        scf::YieldOp::create(builder, l);
+                      });
+  }
+  rewriter.eraseOp(op);
+  if (fill)
+    rewriter.eraseOp(fill);
+  return success();
+}
+
+} // namespace mlir::kiln::cpu

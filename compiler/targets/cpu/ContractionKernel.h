@@ -1,0 +1,52 @@
+//===- ContractionKernel.h - Register-tiled contraction kernels -*- C++ -*-===//
+//
+// A contraction C[.., m, n] += A[.., m, k] * B[.., k, n] (matmul, batch
+// matmul, conv as GEMM, with any extra outer dims) becomes, per workgroup,
+//
+//   for m0 in 0..M step mr:            mr rows of C
+//     for n0 in 0..N step nr:          nr contiguous lanes of C and B
+//       acc[0..mr) = C rows (or the fill value when C was just filled)
+//       for k in 0..K:                 accumulators stay in registers
+//         b = B[k, n0 : n0 + nr]                       one vector load
+//         acc[i] = fma(broadcast(A[m0 + i, k]), b, acc[i])   mr FMAs
+//       C rows = acc[0..mr)
+//
+// built directly from vector ops on the bufferized operands. Partial tiles
+// at the edges use masked loads and stores along n, and clamp the rows
+// they read (m0 + min(i, rows - 1)) while storing only the valid ones, so
+// one kernel body serves every shape without scalar remainders.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_CONTRACTIONKERNEL_H
+#define KILN_COMPILER_TARGETS_CPU_CONTRACTIONKERNEL_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln::cpu {
+
+// The loops of a contraction the register-tiled kernel can run: one
+// reduction dim `k`, an output-row dim `m` (in A and C), a lane dim `n`
+// (innermost in both B and C, so contiguous), and any other dims as outer
+// loops; f32 multiply-add body.
+struct ContractionLoops {
+  unsigned m, n, k;
+  SmallVector<unsigned> outer;
+  unsigned lhs, rhs; // input operand numbers of A (m, k) and B (k, n)
+};
+
+FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
+
+// Marks contractions that codegen will run as register tiles.
+inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
+
+// Replaces the bufferized contraction `op` (memref operands) by the
+// register-tiled loop nest with `rows` x `lanes` tiles. A linalg.fill of
+// the output right before it is folded into the accumulators' start value.
+LogicalResult emitContractionKernel(RewriterBase &rewriter,
+                                    linalg::LinalgOp op, int64_t rows,
+                                    int64_t lanes);
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_CONTRACTIONKERNEL_H

@@ -1,0 +1,60 @@
+//===- CpuBackend.cpp - The x86-64 target backend -------------------------===//
+#include "compiler/targets/cpu/CpuBackend.h"
+
+#include "compiler/targets/cpu/KernelCodegen.h"
+#include "compiler/targets/cpu/ObjectEmitter.h"
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+class CpuBackend : public TargetBackend {
+public:
+  CpuBackend(TargetChoice target, ConfigOptions config)
+      : target(std::move(target)), config(config) {}
+
+  llvm::StringRef name() const override { return "cpu"; }
+
+  LogicalResult configureDispatches(ModuleOp dispatches) override {
+    cpu::configureDispatches(dispatches, target, config);
+    return success();
+  }
+
+  FailureOr<SmallVector<KernelInfo>>
+  generateKernels(ModuleOp dispatches) override {
+    return cpu::generateKernels(dispatches);
+  }
+
+  FailureOr<::kiln::artifact::ExecutableSpec>
+  emitExecutable(ModuleOp kernels, ArrayRef<KernelInfo> table,
+                 std::string &error) override {
+    FailureOr<std::vector<uint8_t>> object =
+        emitSharedObject(kernels, target, error);
+    if (failed(object))
+      return failure();
+    ::kiln::artifact::ExecutableSpec executable;
+    executable.cpu = target.cpu;
+    executable.requiredFeatures = target.required;
+    executable.blob = std::move(*object);
+    for (const KernelInfo &k : table)
+      executable.kernels.push_back({k.name, k.bindingCount, 0});
+    return executable;
+  }
+
+private:
+  TargetChoice target;
+  ConfigOptions config;
+};
+
+} // namespace
+
+FailureOr<std::unique_ptr<TargetBackend>>
+createCpuBackend(const CpuBackendOptions &options, std::string &error) {
+  FailureOr<TargetChoice> target = resolveTarget(options.cpu, error);
+  if (failed(target))
+    return failure();
+  return std::unique_ptr<TargetBackend>(
+      std::make_unique<CpuBackend>(std::move(*target), options.config));
+}
+
+} // namespace mlir::kiln::cpu

@@ -1,0 +1,94 @@
+//===- CpuPasses.cpp - kiln-cpu-lowering-config, kiln-cpu-codegen ---------===//
+//
+// The CPU backend's steps as passes, so that kiln-opt runs each alone.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/targets/cpu/KernelCodegen.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln::cpu {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_DEF_CPULOWERINGCONFIG
+#define GEN_PASS_DEF_CPUCODEGEN
+#define GEN_PASS_REGISTRATION
+#include "compiler/targets/cpu/Passes.h.inc"
+
+namespace {
+
+LogicalResult parseCodegen(StringRef codegen, ConfigOptions &options,
+                           ModuleOp module) {
+  if (codegen == "auto")
+    options = {true, true};
+  else if (codegen == "loop-order")
+    options = {false, true};
+  else if (codegen == "scalar")
+    options = {false, false};
+  else
+    return module.emitError("unknown codegen '")
+           << codegen << "' (expected auto, loop-order or scalar)";
+  return success();
+}
+
+LogicalResult configure(ModuleOp module, StringRef cpu, StringRef codegen) {
+  ConfigOptions options;
+  if (failed(parseCodegen(codegen, options, module)))
+    return failure();
+  std::string error;
+  FailureOr<TargetChoice> target = resolveTarget(cpu.str(), error);
+  if (failed(target))
+    return module.emitError(error);
+  configureDispatches(module, *target, options);
+  return success();
+}
+
+class CpuLoweringConfigPass
+    : public impl::CpuLoweringConfigBase<CpuLoweringConfigPass> {
+public:
+  using impl::CpuLoweringConfigBase<
+      CpuLoweringConfigPass>::CpuLoweringConfigBase;
+  void runOnOperation() override {
+    if (failed(configure(getOperation(), cpu, codegen)))
+      signalPassFailure();
+  }
+};
+
+class CpuCodegenPass : public impl::CpuCodegenBase<CpuCodegenPass> {
+public:
+  using impl::CpuCodegenBase<CpuCodegenPass>::CpuCodegenBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(configure(module, cpu, codegen)))
+      return signalPassFailure();
+    FailureOr<SmallVector<KernelInfo>> kernels = generateKernels(module);
+    if (failed(kernels))
+      return signalPassFailure();
+    Builder builder(module.getContext());
+    SmallVector<NamedAttribute> counts;
+    for (const KernelInfo &kernel : *kernels)
+      counts.push_back(builder.getNamedAttr(
+          kernel.name, builder.getDenseI64ArrayAttr(kernel.workgroups)));
+    module->setAttr("kiln.workgroups", builder.getDictionaryAttr(counts));
+  }
+};
+
+} // namespace
+
+void registerCpuBackendPasses() { registerCpuPasses(); }
+
+} // namespace mlir::kiln::cpu

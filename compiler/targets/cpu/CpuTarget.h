@@ -1,0 +1,50 @@
+//===- CpuTarget.h - The x86-64 CPU a kernel is generated for ---*- C++ -*-===//
+//
+// `--cpu` resolves to an LLVM CPU name plus feature string (for code
+// generation), the ISA features the runtime checks before loading, and the
+// few numbers the lowering configurations are chosen from: vector width
+// and vector register count.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_CPUTARGET_H
+#define KILN_COMPILER_TARGETS_CPU_CPUTARGET_H
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Target;
+} // namespace llvm
+
+namespace mlir::kiln::cpu {
+
+struct TargetChoice {
+  std::string cpu;                       // resolved LLVM CPU name
+  std::string features;                  // LLVM feature string (+a,-b)
+  std::vector<std::string> required;     // runtime-checkable ISA features
+  // What the kernels are shaped for: 512-bit vectors and 32 registers with
+  // AVX-512, 256 and 16 with AVX2, 128 and 16 below.
+  int64_t vectorBits = 128;
+  int64_t vectorRegisters = 16;
+  bool hasFma = false;
+
+  int64_t f32Lanes() const { return vectorBits / 32; }
+  // "avx512", "avx2" or "sse" (for dumps and lit tests).
+  std::string isaName() const;
+};
+
+// Resolves `--cpu`: "native" (this machine's CPU and features),
+// "x86-64-v3", "x86-64-v4" or any CPU name LLVM's X86 target knows.
+FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
+                                      std::string &error);
+
+// LLVM's X86 target, initialized once.
+const llvm::Target *x86Target(std::string &error);
+
+inline constexpr const char *kX86Triple = "x86_64-unknown-linux-gnu";
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_CPUTARGET_H

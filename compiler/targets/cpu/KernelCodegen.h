@@ -1,0 +1,21 @@
+//===- KernelCodegen.h - Kiln dispatches to CPU kernels ---------*- C++ -*-===//
+#ifndef KILN_COMPILER_TARGETS_CPU_KERNELCODEGEN_H
+#define KILN_COMPILER_TARGETS_CPU_KERNELCODEGEN_H
+
+#include "compiler/pipeline/TargetBackend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::kiln::cpu {
+
+// Rewrites a module holding only `kiln.dispatch` functions, each with a
+// lowering configuration (LoweringConfig.h), into LLVM dialect kernels plus
+// `kiln_cpu_library_query`. Returns the kernel table in module order.
+FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module);
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_KERNELCODEGEN_H

@@ -1,0 +1,276 @@
+//===- LoweringConfig.cpp - Choosing how a dispatch becomes a kernel ------===//
+#include "compiler/targets/cpu/LoweringConfig.h"
+
+#include "compiler/pipeline/TargetBackend.h"
+#include "compiler/targets/cpu/ContractionKernel.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::kiln::cpu {
+
+llvm::StringRef strategyName(Strategy strategy) {
+  switch (strategy) {
+  case Strategy::Contraction:
+    return "contraction";
+  case Strategy::LoopOrder:
+    return "loop-order";
+  case Strategy::Scalar:
+    return "scalar";
+  }
+  return "";
+}
+
+DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("strategy", b.getStringAttr(strategyName(strategy))),
+      b.getNamedAttr("workgroup_tile", b.getDenseI64ArrayAttr(workgroupTile))};
+  if (strategy == Strategy::Contraction)
+    entries.push_back(b.getNamedAttr(
+        "register_tile", b.getDenseI64ArrayAttr({tileRows, tileLanes})));
+  return b.getDictionaryAttr(entries);
+}
+
+FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
+  auto dict = dispatch->getAttrOfType<DictionaryAttr>(kLoweringConfigAttr);
+  if (!dict)
+    return dispatch.emitError("has no ") << kLoweringConfigAttr;
+  LoweringConfig config;
+  auto strategy = dict.getAs<StringAttr>("strategy");
+  if (!strategy)
+    return dispatch.emitError(kLoweringConfigAttr)
+           << " needs a string 'strategy'";
+  if (strategy.getValue() == "contraction")
+    config.strategy = Strategy::Contraction;
+  else if (strategy.getValue() == "loop-order")
+    config.strategy = Strategy::LoopOrder;
+  else if (strategy.getValue() == "scalar")
+    config.strategy = Strategy::Scalar;
+  else
+    return dispatch.emitError("unknown lowering strategy '")
+           << strategy.getValue()
+           << "' (expected contraction, loop-order or scalar)";
+  auto tile = dict.getAs<DenseI64ArrayAttr>("workgroup_tile");
+  if (!tile)
+    return dispatch.emitError(kLoweringConfigAttr)
+           << " needs 'workgroup_tile' (array<i64: ...>)";
+  config.workgroupTile.assign(tile.asArrayRef().begin(),
+                              tile.asArrayRef().end());
+  if (llvm::any_of(config.workgroupTile, [](int64_t t) { return t < 0; }))
+    return dispatch.emitError("workgroup tile sizes must be >= 0");
+  if (config.strategy == Strategy::Contraction) {
+    auto reg = dict.getAs<DenseI64ArrayAttr>("register_tile");
+    if (!reg || reg.size() != 2)
+      return dispatch.emitError("the contraction strategy needs "
+                                "'register_tile' = array<i64: rows, lanes>");
+    config.tileRows = reg[0];
+    config.tileLanes = reg[1];
+    if (config.tileRows < 1 || config.tileRows > 32 || config.tileLanes < 1 ||
+        config.tileLanes > 256)
+      return dispatch.emitError("register tile ")
+             << config.tileRows << "x" << config.tileLanes
+             << " is out of range (rows 1..32, lanes 1..256)";
+  }
+  return config;
+}
+
+Operation *workgroupRoot(func::FuncOp dispatch) {
+  auto ret = dyn_cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
+  if (!ret || ret.getNumOperands() == 0)
+    return nullptr;
+  Operation *root = ret.getOperand(0).getDefiningOp();
+  return isa_and_nonnull<linalg::LinalgOp>(root) ? root : nullptr;
+}
+
+namespace {
+
+// Splits the outer parallel dims of a non-contraction root until there
+// are enough workgroups for every core, keeping ~4K elements of work per
+// group (at most three tiled dims: the workgroup grid is 3-D).
+SmallVector<int64_t> elementwiseTile(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t loops = bounds.size();
+  SmallVector<int64_t> tiles(loops, 0);
+  int64_t total = 1;
+  for (int64_t b : bounds)
+    total *= std::max<int64_t>(b, 1);
+  int64_t target = std::clamp<int64_t>(total / 4096, 1, 256);
+  int64_t groups = 1, tiledDims = 0;
+  for (int64_t i = 0; i < loops; ++i) {
+    if (iterators[i] != utils::IteratorType::parallel || bounds[i] <= 1 ||
+        ShapedType::isDynamic(bounds[i]))
+      continue;
+    if (groups >= target || tiledDims == 3)
+      break;
+    int64_t want = (target + groups - 1) / groups;
+    if (bounds[i] <= want) {
+      tiles[i] = 1;
+      groups *= bounds[i];
+    } else {
+      int64_t size = (bounds[i] + want - 1) / want;
+      // Vector-friendly tile sizes on the innermost dim.
+      if (i == loops - 1 && size > 16)
+        size = (size + 15) / 16 * 16;
+      tiles[i] = size;
+      groups *= (bounds[i] + size - 1) / size;
+    }
+    ++tiledDims;
+  }
+  return tiles;
+}
+
+// The contraction feeding the root element for element (or the root
+// itself), when the register-tiled kernel can run it.
+linalg::LinalgOp registerTileCandidate(func::FuncOp dispatch,
+                                       Operation *root) {
+  linalg::LinalgOp found;
+  dispatch.walk([&](linalg::LinalgOp op) {
+    if (!found && succeeded(matchContraction(op)))
+      found = op;
+  });
+  if (!found)
+    return nullptr;
+  // Only the root itself, or a contraction whose result the root reads
+  // through an identity-like (permutation) map, maps its m and n onto the
+  // root's tiled dims.
+  if (found.getOperation() == root)
+    return found;
+  auto rootOp = cast<linalg::LinalgOp>(root);
+  for (OpOperand *input : rootOp.getDpsInputOperands())
+    if (input->get().getDefiningOp() == found.getOperation() &&
+        rootOp.getMatchingIndexingMap(input).isPermutation())
+      return found;
+  return nullptr;
+}
+
+} // namespace
+
+LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
+                                    const TargetChoice &target,
+                                    const ConfigOptions &options) {
+  LoweringConfig config;
+  config.strategy = options.loopOrder ? Strategy::LoopOrder : Strategy::Scalar;
+  Operation *root = workgroupRoot(dispatch);
+  if (!root)
+    return config;
+  auto rootOp = cast<linalg::LinalgOp>(root);
+  SmallVector<int64_t> bounds = rootOp.getStaticLoopRanges();
+  config.workgroupTile = elementwiseTile(rootOp);
+  if (llvm::any_of(bounds, ShapedType::isDynamic))
+    return config;
+
+  linalg::LinalgOp contraction = registerTileCandidate(dispatch, root);
+  if (!contraction || !options.registerTiles) {
+    // Contractions the register tiles don't take (other element types,
+    // transposed lanes) keep 64x64 output tiles on their two innermost
+    // parallel dims, the rest one by one.
+    bool hasContraction = false;
+    dispatch.walk([&](linalg::LinalgOp op) {
+      if (op.getNumReductionLoops() > 0 && op.getNumDpsInputs() == 2 &&
+          linalg::isaContractionOpInterface(op))
+        hasContraction = true;
+    });
+    SmallVector<unsigned> parallel;
+    for (auto [i, it] : llvm::enumerate(rootOp.getIteratorTypesArray()))
+      if (it == utils::IteratorType::parallel && bounds[i] > 1)
+        parallel.push_back(i);
+    if (!hasContraction || parallel.size() < 2)
+      return config;
+    SmallVector<int64_t> tiles(bounds.size(), 0);
+    unsigned m = parallel[parallel.size() - 2], n = parallel.back();
+    tiles[m] = std::min<int64_t>(bounds[m], 64);
+    tiles[n] = std::min<int64_t>(bounds[n], 64);
+    if (parallel.size() >= 3)
+      tiles[parallel[parallel.size() - 3]] = 1;
+    config.workgroupTile = tiles;
+    return config;
+  }
+
+  FailureOr<ContractionLoops> loops = matchContraction(contraction);
+  SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
+  int64_t rowsTotal = ranges[loops->m], lanesTotal = ranges[loops->n];
+  // Accumulators: rows x (lanes / vector width) registers, leaving room
+  // for the B vectors and one broadcast: 8x32 (16 of 32 zmm) on AVX-512,
+  // 6x16 (12 of 16 ymm) on AVX2.
+  int64_t width = std::max<int64_t>(target.f32Lanes(), 4);
+  int64_t rows = target.vectorRegisters >= 32 ? 8 : 6;
+  int64_t vectorsPerRow = 2;
+  if (rowsTotal < rows) {
+    // Few rows (a batch-1 linear layer): wider rows keep as many
+    // independent FMA chains in flight.
+    rows = rowsTotal;
+    int64_t budget = target.vectorRegisters >= 32 ? 16 : 12;
+    vectorsPerRow = std::clamp<int64_t>(budget / rows, 2, 8);
+  }
+  int64_t lanes = width * vectorsPerRow;
+  // Narrow outputs waste masked lanes: use fewer vectors per row.
+  while (lanes > width && lanes / 2 >= lanesTotal)
+    lanes /= 2;
+  config.strategy = Strategy::Contraction;
+  config.tileRows = rows;
+  config.tileLanes = lanes;
+
+  // Workgroup tiles: ~64x64 outputs, whole register tiles, on the root
+  // dims that m and n map to; outer dims one at a time.
+  AffineMap contractionOut =
+      contraction.getIndexingMapsArray()[contraction.getNumDpsInputs()];
+  AffineMap rootToContraction;
+  if (contraction.getOperation() == root) {
+    rootToContraction = AffineMap::getMultiDimIdentityMap(bounds.size(),
+                                                          dispatch.getContext());
+  } else {
+    for (OpOperand *input : rootOp.getDpsInputOperands())
+      if (input->get().getDefiningOp() == contraction.getOperation())
+        rootToContraction = rootOp.getMatchingIndexingMap(input);
+  }
+  // Root dim of each result dim of the contraction.
+  auto rootDimOf = [&](unsigned contractionDim) -> std::optional<unsigned> {
+    for (auto [pos, expr] : llvm::enumerate(contractionOut.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || dim.getPosition() != contractionDim)
+        continue;
+      if (contraction.getOperation() == root)
+        return contractionDim;
+      if (auto rootDim =
+              dyn_cast<AffineDimExpr>(rootToContraction.getResult(pos)))
+        return rootDim.getPosition();
+    }
+    return std::nullopt;
+  };
+  std::optional<unsigned> rootM = rootDimOf(loops->m);
+  std::optional<unsigned> rootN = rootDimOf(loops->n);
+  if (!rootM || !rootN)
+    return chooseLoweringConfig(dispatch, target,
+                                ConfigOptions{false, options.loopOrder});
+  SmallVector<int64_t> tiles(bounds.size(), 0);
+  int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);
+  int64_t laneTile = std::max<int64_t>(lanes, 64 / lanes * lanes);
+  tiles[*rootM] = std::min(bounds[*rootM], rowTile);
+  tiles[*rootN] = std::min(bounds[*rootN], laneTile);
+  int64_t tiled = 2;
+  for (auto [i, it] : llvm::enumerate(rootOp.getIteratorTypesArray())) {
+    if (i == *rootM || i == *rootN || it != utils::IteratorType::parallel ||
+        bounds[i] <= 1)
+      continue;
+    if (tiled < 3) {
+      tiles[i] = 1;
+      ++tiled;
+    }
+  }
+  config.workgroupTile = tiles;
+  return config;
+}
+
+void configureDispatches(ModuleOp module, const TargetChoice &target,
+                         const ConfigOptions &options) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("kiln.dispatch") || func->hasAttr(kLoweringConfigAttr))
+      continue;
+    func->setAttr(kLoweringConfigAttr,
+                  chooseLoweringConfig(func, target, options)
+                      .toAttr(module.getContext()));
+  }
+}
+
+} // namespace mlir::kiln::cpu

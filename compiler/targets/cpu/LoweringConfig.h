@@ -1,0 +1,76 @@
+//===- LoweringConfig.h - How one dispatch becomes a CPU kernel -*- C++ -*-===//
+//
+// Every dispatch carries a lowering configuration, a dictionary attribute
+// `kiln.lowering_config` on its function:
+//
+//   {strategy = "contraction",
+//    workgroup_tile = array<i64: 64, 64>,   // per loop of the root op
+//    register_tile = array<i64: 8, 32>}     // rows x f32 lanes per tile
+//
+// Strategies:
+//  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
+//    as GEMM) runs as register tiles of `mr` output rows by `nr` lanes,
+//    whose accumulators stay in vector registers across the whole K loop
+//    (ContractionKernel.h);
+//  - "loop-order": reductions get their innermost parallel dim innermost
+//    so LLVM's loop vectorizer emits vector code (LoopOrder.h);
+//  - "scalar": loops as lowered (a reference for debugging).
+// The root op is the one producing the dispatch's first result; it is
+// tiled into workgroups by `workgroup_tile` (0 = not split), its producers
+// fused into each tile.
+//
+// The CPU backend chooses the configuration from the target (vector width
+// and register count); lit tests and plugins may set one by hand, and the
+// code generator then uses it as given.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_LOWERINGCONFIG_H
+#define KILN_COMPILER_TARGETS_CPU_LOWERINGCONFIG_H
+
+#include "compiler/targets/cpu/CpuTarget.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::kiln::cpu {
+
+enum class Strategy { Contraction, LoopOrder, Scalar };
+
+llvm::StringRef strategyName(Strategy strategy);
+
+struct LoweringConfig {
+  Strategy strategy = Strategy::LoopOrder;
+  SmallVector<int64_t> workgroupTile;
+  // Contraction only: output rows and f32 lanes of one register tile.
+  int64_t tileRows = 0;
+  int64_t tileLanes = 0;
+
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  // Reads the attribute of `dispatch`; errors are reported on it.
+  static FailureOr<LoweringConfig> read(func::FuncOp dispatch);
+};
+
+// Which strategies `--codegen` allows: "auto" (contraction tiles where they
+// apply, loop order elsewhere), "loop-order" or "scalar".
+struct ConfigOptions {
+  bool registerTiles = true;
+  bool loopOrder = true;
+};
+
+// The configuration the backend picks for `dispatch` on `target`.
+LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
+                                    const TargetChoice &target,
+                                    const ConfigOptions &options);
+
+// Attaches a chosen configuration to every dispatch function in `module`
+// that has none.
+void configureDispatches(ModuleOp module, const TargetChoice &target,
+                         const ConfigOptions &options);
+
+// The op a dispatch's workgroups are tiled by: the producer of its first
+// result, when it is a linalg op.
+Operation *workgroupRoot(func::FuncOp dispatch);
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_LOWERINGCONFIG_H

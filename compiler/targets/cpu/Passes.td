@@ -1,0 +1,66 @@
+//===- Passes.td - The CPU backend's passes ----------------*- tablegen -*-===//
+//
+// Owned by the CPU backend (compiler/targets/cpu), runnable alone in
+// kiln-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGETS_CPU_PASSES_TD
+#define KILN_TARGETS_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CpuLoweringConfig : Pass<"kiln-cpu-lowering-config", "::mlir::ModuleOp"> {
+  let summary = "Choose a lowering configuration for each dispatch";
+  let description = [{
+    Attaches `kiln.lowering_config` to every `kiln.dispatch` function that
+    has none: the strategy ("contraction" register tiles, "loop-order" or
+    "scalar"), the workgroup tile of the root op, and for contractions the
+    register tile (rows x f32 lanes), chosen from the target CPU's vector
+    width and register count (8x32 on AVX-512, 6x16 on AVX2).
+    Configurations already present are kept.
+
+    Example: `kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v3 d.mlir`
+  }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU: native, x86-64-v3, x86-64-v4 or an LLVM CPU name">,
+    Option<"codegen", "codegen", "std::string", /*default=*/"\"auto\"",
+           "Strategies allowed: auto, loop-order or scalar">,
+  ];
+}
+
+def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
+  let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
+  let description = [{
+    Expects a module holding only `kiln.dispatch` functions (the output of
+    `kiln-form-dispatches` without the host function). Dispatches without a
+    lowering configuration get one as `kiln-cpu-lowering-config` would
+    choose it for `cpu`. Each becomes a kernel of the Kiln CPU ABI: its
+    root op tiled into workgroups, its contraction run as register tiles
+    (or reductions ordered for LLVM's loop vectorizer), bufferized without
+    heap allocations, and lowered to the LLVM dialect with a
+    `kiln_dispatch_state` wrapper; `kiln_cpu_library_query` returns the
+    kernel table. Each kernel's workgroup counts are printed as a
+    `kiln.workgroups` attribute on the module.
+
+    Example: `kiln-opt --kiln-cpu-codegen=cpu=x86-64-v4 dispatches.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU for dispatches without a lowering config">,
+    Option<"codegen", "codegen", "std::string", /*default=*/"\"auto\"",
+           "Strategies allowed when choosing configs: auto, loop-order or scalar">,
+  ];
+}
+
+#endif // KILN_TARGETS_CPU_PASSES_TD

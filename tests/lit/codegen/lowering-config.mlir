@@ -1,0 +1,107 @@
+// RUN: kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=AVX512
+// RUN: kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v3 %s | FileCheck %s --check-prefix=AVX2
+// RUN: kiln-opt --kiln-cpu-lowering-config="cpu=x86-64-v4 codegen=loop-order" %s | FileCheck %s --check-prefix=LOOPS
+
+// kiln-cpu-lowering-config picks each dispatch's strategy and tile sizes
+// from the target: register tiles of 8 rows x 32 lanes (16 of 32 zmm
+// accumulators) on AVX-512, 6 x 16 (12 of 16 ymm) on AVX2; workgroup
+// tiles of whole register tiles near 64x64; fewer rows and wider lanes
+// when the output has few rows; other dispatches split their outer
+// parallel dims. A configuration set by hand is kept.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// AVX512-LABEL: func.func private @matmul_bias
+// AVX512-SAME: kiln.lowering_config = {register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64>}
+// AVX2-LABEL: func.func private @matmul_bias
+// AVX2-SAME: kiln.lowering_config = {register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 60, 64>}
+// LOOPS-LABEL: func.func private @matmul_bias
+// LOOPS-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 64, 64>}
+func.func private @matmul_bias(%arg0: tensor<128x64xf32>, %arg1: tensor<64x256xf32>, %arg2: tensor<256xf32>) -> tensor<128x256xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<128x256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<128x64xf32>, tensor<64x256xf32>) outs(%1 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  %3 = tensor.empty() : tensor<128x256xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%2, %arg2 : tensor<128x256xf32>, tensor<256xf32>) outs(%3 : tensor<128x256xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.addf %in, %in_0 : f32
+    linalg.yield %5 : f32
+  } -> tensor<128x256xf32>
+  return %4 : tensor<128x256xf32>
+}
+
+// One row (a batch-1 linear layer): 1 x 128 lanes on AVX-512 (8 zmm
+// accumulators in flight), 1 x 64 on AVX2.
+// AVX512-LABEL: func.func private @vector_matrix
+// AVX512-SAME: register_tile = array<i64: 1, 128>, strategy = "contraction", workgroup_tile = array<i64: 1, 128, 0>
+// AVX2-LABEL: func.func private @vector_matrix
+// AVX2-SAME: register_tile = array<i64: 1, 64>, strategy = "contraction", workgroup_tile = array<i64: 1, 64, 0>
+func.func private @vector_matrix(%arg0: tensor<1x512xf32>, %arg1: tensor<512x1000xf32>) -> tensor<1x1000xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x1000xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<1x512xf32>, tensor<512x1000xf32>) outs(%1 : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  return %2 : tensor<1x1000xf32>
+}
+
+// Conv as GEMM (n, m, p, ck): the lanes are the output pixels p, the rows
+// the output channels m; the batch dim is tiled one at a time.
+// AVX512-LABEL: func.func private @conv_gemm
+// AVX512-SAME: register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 1, 64, 64, 0>
+func.func private @conv_gemm(%w: tensor<64x147xf32>, %col: tensor<2x147x3136xf32>) -> tensor<2x64x3136xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x64x3136xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x64x3136xf32>) -> tensor<2x64x3136xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %col : tensor<64x147xf32>, tensor<2x147x3136xf32>) outs(%1 : tensor<2x64x3136xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x3136xf32>
+  return %2 : tensor<2x64x3136xf32>
+}
+
+// A contraction whose lanes are not contiguous in an operand (A * B^T with
+// B read along its rows) keeps the loop-order strategy and 64x64 tiles.
+// AVX512-LABEL: func.func private @transposed_rhs
+// AVX512-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 64, 64, 0>}
+func.func private @transposed_rhs(%a: tensor<128x64xf32>, %b: tensor<256x64xf32>) -> tensor<128x256xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<128x256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<128x64xf32>, tensor<256x64xf32>) outs(%1 : tensor<128x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %c: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<128x256xf32>
+  return %2 : tensor<128x256xf32>
+}
+
+// Elementwise: outer dims split for parallelism.
+// AVX512-LABEL: func.func private @elementwise
+// AVX512-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 4, 0>}
+func.func private @elementwise(%arg0: tensor<32x1024xf32>) -> tensor<32x1024xf32> attributes {kiln.dispatch} {
+  %0 = tensor.empty() : tensor<32x1024xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<32x1024xf32>) outs(%0 : tensor<32x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = math.tanh %in : f32
+    linalg.yield %2 : f32
+  } -> tensor<32x1024xf32>
+  return %1 : tensor<32x1024xf32>
+}
+
+// Set by hand: kept as given.
+// AVX512-LABEL: func.func private @by_hand
+// AVX512-SAME: kiln.lowering_config = {strategy = "scalar", workgroup_tile = array<i64: 16, 0>}
+func.func private @by_hand(%arg0: tensor<32x1024xf32>) -> tensor<32x1024xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "scalar", workgroup_tile = array<i64: 16, 0>}} {
+  %0 = tensor.empty() : tensor<32x1024xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<32x1024xf32>) outs(%0 : tensor<32x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = math.tanh %in : f32
+    linalg.yield %2 : f32
+  } -> tensor<32x1024xf32>
+  return %1 : tensor<32x1024xf32>
+}
