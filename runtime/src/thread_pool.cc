@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace kiln {
 namespace {
@@ -15,8 +16,10 @@ inline void CpuRelax() {
 }
 
 // Spins while `waiting()` holds, for at most ThreadPool::kSpinNs. Returns
-// true when it stopped holding, false on timeout. Reads the clock only
-// every few dozen iterations.
+// true when it stopped holding, false on timeout. Every few dozen
+// iterations it reads the clock and yields the core: free when the core is
+// otherwise idle, and on a machine with more runnable threads than cores
+// (shared build machines) it lets the thread it waits for run.
 template <typename Waiting>
 bool SpinWhile(Waiting waiting) {
   using Clock = std::chrono::steady_clock;
@@ -24,7 +27,10 @@ bool SpinWhile(Waiting waiting) {
   for (unsigned i = 1;; ++i) {
     if (!waiting()) return true;
     CpuRelax();
-    if (i % 64 == 0 && Clock::now() >= deadline) return !waiting();
+    if (i % 64 == 0) {
+      if (Clock::now() >= deadline) return !waiting();
+      std::this_thread::yield();
+    }
   }
 }
 

@@ -12,7 +12,9 @@
 // counter (bumped whenever a job is listed) for kSpinNs before it sleeps,
 // and a caller that has finished its own share watches its job's helper
 // count for kSpinNs before it sleeps. A caller issues a wake-up only when
-// some worker is actually asleep. Spinning is bounded: an idle pool sleeps.
+// some worker is actually asleep. Spinning is bounded (an idle pool
+// sleeps) and yields the core now and then, which keeps it from starving
+// other threads when there are more runnable threads than cores.
 #ifndef KILN_RUNTIME_SRC_THREAD_POOL_H_
 #define KILN_RUNTIME_SRC_THREAD_POOL_H_
 
