@@ -88,7 +88,9 @@ TEST_F(ProfileTest, OneEntryPerStep) {
     EXPECT_GE(entries[i].ms_per_run, 0.0);
     EXPECT_GE(entries[i].share, 0.0);
     EXPECT_EQ(entries[i].calls_per_run, 1u);
-    if (i > 0) EXPECT_GE(entries[i - 1].ms_per_run, entries[i].ms_per_run);
+    if (i > 0) {
+      EXPECT_GE(entries[i - 1].ms_per_run, entries[i].ms_per_run);
+    }
     shares += entries[i].share;
   }
   EXPECT_GE(outside_ms, 0.0);
