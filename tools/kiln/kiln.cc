@@ -234,7 +234,9 @@ void PrintProfile(const SessionProfile& profile) {
     name_width = std::max(name_width, static_cast<int>(e.name.size()));
     ops_width = std::max(ops_width, static_cast<int>(e.ops.size()));
   }
-  std::printf("\nprofile: %llu runs timed per step, %.4f ms per run\n",
+  // Means, unlike the percentiles above: a run descheduled now and then
+  // shows here in full.
+  std::printf("\nprofile: %llu runs timed per step, mean %.4f ms per run\n",
               static_cast<unsigned long long>(profile.runs), run_ms);
   std::printf("%4s  %-*s  %-*s  %10s  %5s  %10s  %7s\n", "rank", name_width, "name", ops_width, "ops",
               "workgroups", "calls", "ms/run", "share");
@@ -262,7 +264,7 @@ void PrintProfile(const SessionProfile& profile) {
     std::printf("copies (%zu per run): %.4f ms per run (%.1f%%)\n", copies, copy_ms, share(copy_ms));
   std::printf("outside steps (checks, output allocation): %.4f ms per run (%.1f%%)\n", outside_ms,
               share(outside_ms));
-  std::printf("total: %.4f ms per run\n", run_ms);
+  std::printf("total: %.4f ms per run (mean)\n", run_ms);
 }
 
 int Bench(const Options& o) {
