@@ -53,6 +53,50 @@ TEST(CApi, LoadInspectAndRun) {
   kiln_model_release(model);
 }
 
+TEST(CApi, Profile) {
+  std::vector<uint8_t> bytes = kiln::testing::WriteOrDie(kiln::testing::AddScaleSpec());
+  kiln_runtime_options_t options;
+  kiln_runtime_options_initialize(&options);
+  kiln_runtime_t* runtime = nullptr;
+  ASSERT_EQ(kiln_runtime_create(&options, &runtime), nullptr);
+  kiln_model_t* model = nullptr;
+  ASSERT_EQ(kiln_model_load_memory(runtime, bytes.data(), bytes.size(), &model), nullptr);
+  kiln_session_t* session = nullptr;
+  ASSERT_EQ(kiln_session_create(model, &session), nullptr);
+
+  size_t count = 0;
+  kiln_status_t status = kiln_session_get_profile(session, nullptr, 0, &count, nullptr, nullptr);
+  EXPECT_EQ(kiln_status_code(status), KILN_FAILED_PRECONDITION);
+  kiln_status_free(status);
+
+  ASSERT_EQ(kiln_session_enable_profiling(session, 1), nullptr);
+  std::vector<float> x = kiln::testing::RandomFloats(kElements, 3), y = kiln::testing::RandomFloats(kElements, 4);
+  std::vector<float> sum(kElements), scaled(kElements);
+  int64_t dims[2] = {kRows, kCols};
+  kiln_tensor_t inputs[2] = {{KILN_F32, 2, dims, x.data()}, {KILN_F32, 2, dims, y.data()}};
+  kiln_tensor_t outputs[2] = {{KILN_F32, 2, dims, sum.data()}, {KILN_F32, 2, dims, scaled.data()}};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(kiln_session_run(session, inputs, 2, outputs, 2), nullptr);
+
+  ASSERT_EQ(kiln_session_get_profile(session, nullptr, 0, &count, nullptr, nullptr), nullptr);
+  ASSERT_EQ(count, 4u);
+  std::vector<kiln_step_profile_t> steps(count);
+  uint64_t runs = 0, run_ns = 0, steps_ns = 0;
+  ASSERT_EQ(kiln_session_get_profile(session, steps.data(), steps.size(), &count, &runs, &run_ns), nullptr);
+  EXPECT_EQ(runs, 3u);
+  EXPECT_STREQ(steps[0].label, "dispatch_0: add x c");
+  EXPECT_EQ(steps[0].workgroups, 7u);
+  EXPECT_EQ(steps[2].workgroups, 0u);  // the copy
+  for (const kiln_step_profile_t& step : steps) {
+    EXPECT_EQ(step.calls, 3u);
+    steps_ns += step.total_ns;
+  }
+  EXPECT_LE(steps_ns, run_ns);
+
+  kiln_session_release(session);
+  kiln_model_release(model);
+  kiln_runtime_release(runtime);
+}
+
 TEST(CApi, ErrorsComeBackAsStatuses) {
   EXPECT_EQ(kiln_status_code(nullptr), KILN_OK);
   EXPECT_STREQ(kiln_status_message(nullptr), "");

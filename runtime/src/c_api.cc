@@ -200,4 +200,34 @@ kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inp
   return ToC(session->session->Run(cpp_inputs, &cpp_outputs));
 }
 
+kiln_status_t kiln_session_enable_profiling(kiln_session_t* session, int32_t enable) {
+  if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
+  return ToC(session->session->EnableProfiling(enable != 0));
+}
+
+kiln_status_t kiln_session_get_profile(const kiln_session_t* session,
+                                       kiln_step_profile_t* out_steps, size_t capacity,
+                                       size_t* out_step_count, uint64_t* out_runs,
+                                       uint64_t* out_run_ns) {
+  if (session == nullptr || out_step_count == nullptr || (out_steps == nullptr && capacity > 0))
+    return Error(kiln::StatusCode::kInvalidArgument, "session, out_step_count or out_steps is null");
+  kiln::SessionProfile profile;
+  try {
+    kiln::Status s = session->session->GetProfile(&profile);
+    if (!s.ok()) return ToC(s);
+  } catch (const std::bad_alloc&) {
+    return &out_of_memory_status;
+  }
+  // The labels the model keeps, so they outlive this call.
+  const std::vector<kiln::StepInfo>& steps = session->session->model().description().steps;
+  for (size_t i = 0; i < capacity && i < profile.steps.size(); ++i) {
+    const kiln::StepProfile& p = profile.steps[i];
+    out_steps[i] = {steps[i].label.c_str(), p.workgroups, p.calls, p.total_ns};
+  }
+  *out_step_count = profile.steps.size();
+  if (out_runs != nullptr) *out_runs = profile.runs;
+  if (out_run_ns != nullptr) *out_run_ns = profile.run_ns;
+  return nullptr;
+}
+
 }  // extern "C"

@@ -1,6 +1,7 @@
 // Session: validates once at Create (resolves every arena and constant
 // binding to an address), then each Run checks only the caller's tensors,
 // patches their addresses in and executes the plan step by step.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -42,9 +43,22 @@ class SessionState {
   std::vector<uint64_t> slot_sizes;
   std::vector<CallerSlot> caller_slots;
   std::vector<PreparedStep> steps;
+
+  // Profiling (Session::EnableProfiling).
+  bool profiling = false;
+  bool profiled = false;  // enabled at least once
+  uint64_t profile_runs = 0, profile_run_ns = 0;
+  std::vector<uint64_t> step_total_ns;  // per step, over the profiled Runs
+  std::vector<uint64_t> run_step_ns;    // per step, this Run (kept if it succeeds)
 };
 
 namespace {
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
 
 // Shared by the pool's threads for one dispatch.
 struct DispatchJob {
@@ -71,6 +85,32 @@ void RunWorkgroups(void* context, uint64_t begin, uint64_t end) {
       return;
     }
   }
+}
+
+// Runs plan step `index`, a dispatch, over the pool.
+Status RunDispatch(ThreadPool& pool, SessionState& st, const PreparedStep& step, size_t index) {
+  DispatchJob job;
+  job.fn = step.kernel->function;
+  job.state.bindings = st.slots.data() + step.first_slot;
+  job.state.binding_sizes = st.slot_sizes.data() + step.first_slot;
+  job.state.push_constants = step.push_constants;
+  job.state.workgroup_count[0] = step.workgroups[0];
+  job.state.workgroup_count[1] = step.workgroups[1];
+  job.state.workgroup_count[2] = step.workgroups[2];
+  job.state.binding_count = step.binding_count;
+  job.state.push_constant_count = step.push_constant_count;
+  uint64_t total = static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] * step.workgroups[2];
+  // A few chunks per thread balance uneven workgroups without paying
+  // one atomic per workgroup.
+  uint64_t chunk = std::max<uint64_t>(1, total / (static_cast<uint64_t>(pool.num_threads()) * 4));
+  pool.ParallelFor(total, chunk, RunWorkgroups, &job);
+  if (int32_t rc = job.error.load()) {
+    return Status(StatusCode::kInternal,
+                  "step " + std::to_string(index) + " '" + step.label + "': kernel '" +
+                      step.kernel->name + "' returned " + std::to_string(rc) +
+                      " for workgroup " + std::to_string(job.failed_workgroup.load()));
+  }
+  return Status::Ok();
 }
 
 Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what) {
@@ -162,7 +202,52 @@ Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Sessi
   return Status::Ok();
 }
 
+Status Session::EnableProfiling(bool enable) {
+  SessionState& st = *state_;
+  if (enable) {
+    st.profiled = true;
+    st.profile_runs = 0;
+    st.profile_run_ns = 0;
+    st.step_total_ns.assign(st.steps.size(), 0);
+    st.run_step_ns.assign(st.steps.size(), 0);
+  }
+  st.profiling = enable;
+  return Status::Ok();
+}
+
+bool Session::profiling_enabled() const { return state_->profiling; }
+
+Status Session::GetProfile(SessionProfile* out) const {
+  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "GetProfile: out is null");
+  const SessionState& st = *state_;
+  if (!st.profiled)
+    return Status(StatusCode::kFailedPrecondition,
+                  "GetProfile: profiling was never enabled on this session");
+  SessionProfile profile;
+  profile.runs = st.profile_runs;
+  profile.run_ns = st.profile_run_ns;
+  profile.steps.resize(st.steps.size());
+  for (size_t i = 0; i < st.steps.size(); ++i) {
+    const PreparedStep& step = st.steps[i];
+    StepProfile& p = profile.steps[i];
+    p.kind = step.is_copy ? StepInfo::Kind::kCopy : StepInfo::Kind::kDispatch;
+    p.label = step.label;
+    size_t colon = step.label.find(": ");
+    p.name = step.label.substr(0, colon);
+    if (colon != std::string::npos) p.ops = step.label.substr(colon + 2);
+    p.workgroups = step.is_copy ? 0
+                                : static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] *
+                                      step.workgroups[2];
+    p.calls = st.profile_runs;
+    p.total_ns = st.step_total_ns[i];
+  }
+  *out = std::move(profile);
+  return Status::Ok();
+}
+
 Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  const bool profiling = state_->profiling;
+  const uint64_t run_start = profiling ? NowNs() : 0;
   if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
   const std::vector<TensorInfo>& input_infos = model_->inputs();
   const std::vector<TensorInfo>& output_infos = model_->outputs();
@@ -201,34 +286,26 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
   }
 
   ThreadPool& pool = model_->pool();
+  uint64_t step_start = profiling ? NowNs() : 0;
   for (size_t i = 0; i < st.steps.size(); ++i) {
     const PreparedStep& step = st.steps[i];
     if (step.is_copy) {
       if (step.copy_bytes > 0)
         std::memmove(st.slots[step.first_slot + 1], st.slots[step.first_slot], step.copy_bytes);
-      continue;
+    } else {
+      Status s = RunDispatch(pool, st, step, i);
+      if (!s.ok()) return s;
     }
-    DispatchJob job;
-    job.fn = step.kernel->function;
-    job.state.bindings = st.slots.data() + step.first_slot;
-    job.state.binding_sizes = st.slot_sizes.data() + step.first_slot;
-    job.state.push_constants = step.push_constants;
-    job.state.workgroup_count[0] = step.workgroups[0];
-    job.state.workgroup_count[1] = step.workgroups[1];
-    job.state.workgroup_count[2] = step.workgroups[2];
-    job.state.binding_count = step.binding_count;
-    job.state.push_constant_count = step.push_constant_count;
-    uint64_t total = static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] * step.workgroups[2];
-    // A few chunks per thread balance uneven workgroups without paying
-    // one atomic per workgroup.
-    uint64_t chunk = std::max<uint64_t>(1, total / (static_cast<uint64_t>(pool.num_threads()) * 4));
-    pool.ParallelFor(total, chunk, RunWorkgroups, &job);
-    if (int32_t rc = job.error.load()) {
-      return Status(StatusCode::kInternal,
-                    "step " + std::to_string(i) + " '" + step.label + "': kernel '" +
-                        step.kernel->name + "' returned " + std::to_string(rc) +
-                        " for workgroup " + std::to_string(job.failed_workgroup.load()));
+    if (profiling) {
+      uint64_t now = NowNs();
+      st.run_step_ns[i] = now - step_start;
+      step_start = now;
     }
+  }
+  if (profiling) {
+    for (size_t i = 0; i < st.steps.size(); ++i) st.step_total_ns[i] += st.run_step_ns[i];
+    ++st.profile_runs;
+    st.profile_run_ns += NowNs() - run_start;
   }
   return Status::Ok();
 }

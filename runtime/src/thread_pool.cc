@@ -1,8 +1,51 @@
 #include "runtime/src/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace kiln {
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins while `waiting()` holds, for at most ThreadPool::kSpinNs. Returns
+// true when it stopped holding, false on timeout. Every few dozen
+// iterations it reads the clock and yields the core: free when the core is
+// otherwise idle, and on a machine with more runnable threads than cores
+// (shared build machines) it lets the thread it waits for run.
+template <typename Waiting>
+bool SpinWhile(Waiting waiting) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::nanoseconds(ThreadPool::kSpinNs);
+  for (unsigned i = 1;; ++i) {
+    if (!waiting()) return true;
+    CpuRelax();
+    if (i % 64 == 0) {
+      if (Clock::now() >= deadline) return !waiting();
+      std::this_thread::yield();
+    }
+  }
+}
+
+// Locks `mutex` as std::unique_lock does, but tries for a while first:
+// the pool's critical sections are a few dozen instructions, and a
+// contended std::mutex sleeps in the kernel at once.
+std::unique_lock<std::mutex> LockSpinning(std::mutex& mutex) {
+  for (int i = 0; i < 256; ++i) {
+    if (mutex.try_lock()) return std::unique_lock<std::mutex>(mutex, std::adopt_lock);
+    CpuRelax();
+  }
+  return std::unique_lock<std::mutex>(mutex);
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i)
@@ -13,6 +56,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   work_available_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -26,31 +70,69 @@ void ThreadPool::RunChunks(Job* job) {
   }
 }
 
-void ThreadPool::WorkerLoop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    work_available_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-    if (stopping_) return;
+ThreadPool::Job* ThreadPool::ClaimJobLocked() {
+  while (!jobs_.empty()) {
     Job* job = jobs_.front();
-    if (job->next.load(std::memory_order_relaxed) >= job->count) {
-      // Fully claimed: nobody needs to join it any more.
-      jobs_.pop_front();
+    if (job->next.load(std::memory_order_relaxed) < job->count) {
+      job->helpers.fetch_add(1, std::memory_order_relaxed);
+      return job;
+    }
+    jobs_.pop_front();  // fully claimed: nobody needs to join it any more
+    listed_jobs_.store(jobs_.size(), std::memory_order_relaxed);
+  }
+  return nullptr;
+}
+
+void ThreadPool::WorkerLoop() {
+  std::unique_lock<std::mutex> lock = LockSpinning(mutex_);
+  for (;;) {
+    if (stopping_) return;
+    if (Job* job = ClaimJobLocked()) {
+      lock.unlock();
+      RunChunks(job);
+      lock = LockSpinning(mutex_);
+      // The caller returns once it sees zero under the mutex, so this is
+      // the last touch of `job`.
+      if (job->helpers.fetch_sub(1, std::memory_order_release) == 1 && job->caller_sleeping)
+        job->helpers_done.notify_one();
       continue;
     }
-    ++job->helpers;
+    // Every job listed from now on bumps the generation. A change with no
+    // job listed any more was a call its caller finished alone: keep
+    // spinning without the mutex.
+    uint64_t seen = generation_.load(std::memory_order_relaxed);
     lock.unlock();
-    RunChunks(job);
-    lock.lock();
-    if (--job->helpers == 0) job->helpers_done.notify_all();
+    bool changed = SpinWhile([this, &seen] {
+      uint64_t now = generation_.load(std::memory_order_acquire);
+      if (now == seen) return true;
+      if (listed_jobs_.load(std::memory_order_relaxed) != 0) return false;
+      seen = now;
+      return true;
+    });
+    lock = LockSpinning(mutex_);
+    if (!changed) {
+      ++sleeping_workers_;
+      // stopping_ too: the spin may have passed over the stop's bump.
+      work_available_.wait(lock, [this, &seen] {
+        return stopping_ || generation_.load(std::memory_order_relaxed) != seen;
+      });
+      --sleeping_workers_;
+    }
   }
 }
 
 void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
                              void* context) {
   if (count == 0) return;
-  chunk = std::max<uint64_t>(chunk, 1);
-  if (workers_.empty() || count <= chunk) {
+  if (workers_.empty()) {
     fn(context, 0, count);
+    return;
+  }
+  // At most ceil(count / threads) per chunk, so every thread can get one.
+  const uint64_t threads = workers_.size() + 1;
+  chunk = std::clamp<uint64_t>(chunk, 1, (count + threads - 1) / threads);
+  if (count == 1) {
+    fn(context, 0, 1);
     return;
   }
   Job job;
@@ -58,23 +140,40 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
   job.context = context;
   job.count = count;
   job.chunk = chunk;
+  int sleeping;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock = LockSpinning(mutex_);
     jobs_.push_back(&job);
+    listed_jobs_.store(jobs_.size(), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    sleeping = sleeping_workers_;
   }
-  uint64_t chunks = (count + chunk - 1) / chunk;
-  if (chunks - 1 >= workers_.size())
-    work_available_.notify_all();
-  else
-    for (uint64_t i = 1; i < chunks; ++i) work_available_.notify_one();
+  // Spinning workers see the generation change; wake sleepers only when
+  // there are some, and no more than there are chunks for.
+  if (sleeping > 0) {
+    uint64_t chunks = (count + chunk - 1) / chunk;
+    if (chunks - 1 >= static_cast<uint64_t>(sleeping))
+      work_available_.notify_all();
+    else
+      for (uint64_t i = 1; i < chunks; ++i) work_available_.notify_one();
+  }
   RunChunks(&job);
   // Every chunk is claimed; wait for the workers still running one. A
   // worker can only join while the job is listed, so unlisting it first
-  // makes the wait final.
-  std::unique_lock<std::mutex> lock(mutex_);
+  // makes the wait final. Helpers leave under the mutex, so seeing zero
+  // under it means no worker touches `job` again.
+  std::unique_lock<std::mutex> lock = LockSpinning(mutex_);
   auto it = std::find(jobs_.begin(), jobs_.end(), &job);
-  if (it != jobs_.end()) jobs_.erase(it);
-  job.helpers_done.wait(lock, [&job] { return job.helpers == 0; });
+  if (it != jobs_.end()) {
+    jobs_.erase(it);
+    listed_jobs_.store(jobs_.size(), std::memory_order_relaxed);
+  }
+  if (job.helpers.load(std::memory_order_relaxed) == 0) return;
+  lock.unlock();
+  SpinWhile([&job] { return job.helpers.load(std::memory_order_acquire) != 0; });
+  lock = LockSpinning(mutex_);
+  job.caller_sleeping = true;
+  job.helpers_done.wait(lock, [&job] { return job.helpers.load(std::memory_order_relaxed) == 0; });
 }
 
 }  // namespace kiln

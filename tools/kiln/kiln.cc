@@ -1,7 +1,7 @@
 // kiln - runs, benchmarks and inspects .kiln artifacts.
 //
 //   kiln run model.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]
-//   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N]
+//   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N] [--profile]
 //   kiln inspect model.kiln
 //
 // Exit status: 0 on success, 1 when a file or the model fails, 2 on bad usage.
@@ -26,10 +26,12 @@ constexpr int kUsageError = 2, kFailure = 1;
 const char kUsage[] =
     "usage:\n"
     "  kiln run MODEL.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]\n"
-    "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N]\n"
+    "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N] [--profile]\n"
     "  kiln inspect MODEL.kiln\n"
     "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
-    "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n";
+    "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n"
+    "bench --profile then runs the iterations again timing every step, and lists\n"
+    "the dispatches by total time.\n";
 
 int Usage(const std::string& problem) {
   std::fprintf(stderr, "kiln: %s\n%s", problem.c_str(), kUsage);
@@ -48,6 +50,7 @@ struct Options {
   std::string output_dir;
   int threads = 0;
   long iterations = 100, warmup = 10;
+  bool profile = false;
 };
 
 bool ParseNumber(const std::string& text, long min, long max, long* out) {
@@ -95,6 +98,10 @@ int ParseOptions(const std::string& command, int argc, char** argv, Options* o) 
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
         return Usage("--input needs NAME=FILE, got '" + v + "'");
       o->inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    } else if (arg == "--profile" || arg.rfind("--profile=", 0) == 0) {
+      if (command != "bench") return Usage("unknown option '--profile' for '" + command + "'");
+      if (arg != "--profile") return Usage("--profile takes no value");
+      o->profile = true;
     } else if (!value(&v)) {
       return Usage(arg + " needs a value");
     } else if (arg == "--threads") {
@@ -215,6 +222,51 @@ int Run(const Options& o) {
   return 0;
 }
 
+// The profile's steps grouped by name, longest first, then the totals.
+void PrintProfile(const SessionProfile& profile) {
+  std::vector<ProfileEntry> entries;
+  double outside_ms = 0;
+  if (!SummarizeProfile(profile, &entries, &outside_ms).ok()) return;
+  const double run_ms = static_cast<double>(profile.run_ns) / 1e6 / static_cast<double>(profile.runs);
+  auto share = [run_ms](double ms) { return run_ms > 0 ? 100.0 * ms / run_ms : 0.0; };
+  int name_width = 4, ops_width = 3;
+  for (const ProfileEntry& e : entries) {
+    name_width = std::max(name_width, static_cast<int>(e.name.size()));
+    ops_width = std::max(ops_width, static_cast<int>(e.ops.size()));
+  }
+  // Means, unlike the percentiles above: a run descheduled now and then
+  // shows here in full.
+  std::printf("\nprofile: %llu runs timed per step, mean %.4f ms per run\n",
+              static_cast<unsigned long long>(profile.runs), run_ms);
+  std::printf("%4s  %-*s  %-*s  %10s  %5s  %10s  %7s\n", "rank", name_width, "name", ops_width, "ops",
+              "workgroups", "calls", "ms/run", "share");
+  double dispatch_ms = 0, copy_ms = 0;
+  size_t dispatches = 0, copies = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ProfileEntry& e = entries[i];
+    std::string workgroups = e.kind == StepInfo::Kind::kCopy ? "copy"
+                             : e.workgroups_vary            ? "varies"
+                                                            : std::to_string(e.workgroups);
+    std::printf("%4zu  %-*s  %-*s  %10s  %5llu  %10.4f  %6.1f%%\n", i + 1, name_width, e.name.c_str(),
+                ops_width, e.ops.empty() ? "-" : e.ops.c_str(), workgroups.c_str(),
+                static_cast<unsigned long long>(e.calls_per_run), e.ms_per_run, e.share);
+    if (e.kind == StepInfo::Kind::kCopy) {
+      copy_ms += e.ms_per_run;
+      copies += e.calls_per_run;
+    } else {
+      dispatch_ms += e.ms_per_run;
+      dispatches += e.calls_per_run;
+    }
+  }
+  std::printf("dispatches (%zu per run): %.4f ms per run (%.1f%%)\n", dispatches, dispatch_ms,
+              share(dispatch_ms));
+  if (copies > 0)
+    std::printf("copies (%zu per run): %.4f ms per run (%.1f%%)\n", copies, copy_ms, share(copy_ms));
+  std::printf("outside steps (checks, output allocation): %.4f ms per run (%.1f%%)\n", outside_ms,
+              share(outside_ms));
+  std::printf("total: %.4f ms per run (mean)\n", run_ms);
+}
+
 int Bench(const Options& o) {
   Loaded loaded;
   Status s = Load(o, &loaded);
@@ -242,6 +294,14 @@ int Bench(const Options& o) {
               loaded.runtime->num_threads());
   std::printf("latency ms: p50 %.4f  p90 %.4f  p99 %.4f\n", pct(50), pct(90), pct(99));
   std::printf("throughput: %.1f runs/s\n", static_cast<double>(o.iterations) / total);
+  if (o.profile) {
+    if (!(s = loaded.session->EnableProfiling(true)).ok()) return Fail(s);
+    for (long i = 0; i < o.iterations; ++i)
+      if (!(s = loaded.session->Run(inputs, &outputs)).ok()) return Fail(s);
+    SessionProfile profile;
+    if (!(s = loaded.session->GetProfile(&profile)).ok()) return Fail(s);
+    PrintProfile(profile);
+  }
   return 0;
 }
 

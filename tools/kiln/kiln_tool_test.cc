@@ -106,6 +106,47 @@ TEST_F(KilnToolTest, Bench) {
   EXPECT_NE(r.output.find("runs/s"), std::string::npos) << r.output;
 }
 
+// One row per distinct step name (AddScaleSpec: three dispatches, one
+// copy), each "rank name ops workgroups calls ms share%".
+TEST_F(KilnToolTest, BenchProfileListsEveryDispatch) {
+  CommandResult r = RunKiln("bench " + model_ + " --iterations 20 --warmup 2 --threads 2 --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("latency ms: p50 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("profile: 20 runs timed per step"), std::string::npos) << r.output;
+  size_t header = r.output.find("rank  name");
+  ASSERT_NE(header, std::string::npos) << r.output;
+  std::string table = r.output.substr(header);
+  for (const char* column : {"ops", "workgroups", "calls", "ms/run", "share"})
+    EXPECT_NE(table.find(column), std::string::npos) << column << "\n" << r.output;
+  struct Row {
+    const char* name;
+    const char* ops;
+    const char* workgroups;
+  };
+  for (const Row& row : {Row{"dispatch_0", "add x c", "7"}, Row{"dispatch_1", "scale", "7"},
+                         Row{"dispatch_3", "add x y", "7"}, Row{"copy_2", "scaled", "copy"}}) {
+    size_t at = table.find(std::string("  ") + row.name + "  ");
+    ASSERT_NE(at, std::string::npos) << row.name << "\n" << r.output;
+    std::string line = table.substr(at, table.find('\n', at) - at);
+    EXPECT_NE(line.find(row.ops), std::string::npos) << line;
+    EXPECT_NE(line.find(std::string("  ") + row.workgroups + "  "), std::string::npos) << line;
+    EXPECT_NE(line.find('%'), std::string::npos) << line;
+  }
+  EXPECT_NE(r.output.find("dispatches (3 per run): "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("copies (1 per run): "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("outside steps"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("total: "), std::string::npos) << r.output;
+  // Rows are ranked 1 to 4.
+  for (const char* rank : {"\n   1  ", "\n   2  ", "\n   3  ", "\n   4  "})
+    EXPECT_NE(table.find(rank), std::string::npos) << rank << "\n" << r.output;
+}
+
+TEST_F(KilnToolTest, ProfileIsABenchOption) {
+  CommandResult r = RunKiln("run " + model_ + " --profile");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown option '--profile' for 'run'"), std::string::npos) << r.output;
+}
+
 TEST(TensorFiles, NpyRoundTripAndAlignment) {
   std::vector<int32_t> values = {1, -2, 3, 4, 5, 6};
   Tensor t = Tensor::Borrow(DType::I32, {2, 3}, values.data());

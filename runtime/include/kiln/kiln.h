@@ -118,6 +118,29 @@ kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inp
                                size_t input_count, const kiln_tensor_t* outputs,
                                size_t output_count);
 
+/* Per-step timing (kiln::Session::EnableProfiling): off by default; while
+ * on, each run reads the clock once per step. Enabling clears what was
+ * gathered; disabling keeps it. Same thread rule as kiln_session_run. */
+kiln_status_t kiln_session_enable_profiling(kiln_session_t* session, int32_t enable);
+
+typedef struct kiln_step_profile_t {
+  const char* label;    /* "dispatch_3: linalg.matmul+linalg.generic"; lives
+                           as long as the session */
+  uint64_t workgroups;  /* x * y * z; 0 for a copy */
+  uint64_t calls;       /* times the step ran in profiled runs */
+  uint64_t total_ns;    /* its wall time summed over those calls */
+} kiln_step_profile_t;
+
+/* What the successful runs since profiling was enabled measured: the
+ * first min(capacity, step count) steps in plan order into out_steps (NULL
+ * when capacity is 0), the step count, and (each optional) the number of
+ * runs and their total wall time. KILN_FAILED_PRECONDITION if profiling
+ * was never enabled. */
+kiln_status_t kiln_session_get_profile(const kiln_session_t* session,
+                                       kiln_step_profile_t* out_steps, size_t capacity,
+                                       size_t* out_step_count, uint64_t* out_runs,
+                                       uint64_t* out_run_ns);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

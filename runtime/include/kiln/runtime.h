@@ -26,9 +26,9 @@
 // Thread safety:
 //   - Runtime and Model: every const method and LoadModel are safe from any
 //     number of threads at once.
-//   - Session: one thread at a time. Use one Session per concurrent caller;
-//     many Sessions over one Model may Run at the same time and share the
-//     Runtime's thread pool.
+//   - Session: one thread at a time (Run, EnableProfiling and GetProfile
+//     alike). Use one Session per concurrent caller; many Sessions over one
+//     Model may Run at the same time and share the Runtime's thread pool.
 #ifndef KILN_RUNTIME_H_
 #define KILN_RUNTIME_H_
 
@@ -159,6 +159,43 @@ struct ModelDescription {
 // without loading its code, so it works on machines that cannot run it.
 Status DescribeModelFile(const std::string& path, ModelDescription* out);
 
+// What Session::GetProfile reports for one plan step.
+struct StepProfile {
+  StepInfo::Kind kind = StepInfo::Kind::kDispatch;
+  std::string label;         // as in the artifact: "dispatch_3: linalg.matmul+linalg.generic"
+  std::string name;          // the label before ": " (all of it when there is none)
+  std::string ops;           // the label after ": ", ops joined by '+'; "" when absent
+  uint64_t workgroups = 0;   // x * y * z for a dispatch; 0 for a copy
+  uint64_t calls = 0;        // times the step ran in the profiled Runs
+  uint64_t total_ns = 0;     // its wall time summed over those calls
+};
+
+// Per-step times of a Session's successful Runs since profiling was
+// enabled. A Run that fails adds nothing.
+struct SessionProfile {
+  uint64_t runs = 0;
+  uint64_t run_ns = 0;             // wall time of those Runs, entry to return
+  std::vector<StepProfile> steps;  // one per plan step, in plan order
+};
+
+// One row of SummarizeProfile: the steps that share a name (a kernel the
+// plan calls several times), times summed.
+struct ProfileEntry {
+  StepInfo::Kind kind = StepInfo::Kind::kDispatch;
+  std::string name, ops;
+  uint64_t workgroups = 0;     // per call; 0 for copies and when the calls differ
+  bool workgroups_vary = false;
+  uint64_t calls_per_run = 0;
+  double ms_per_run = 0;
+  double share = 0;            // percent of SessionProfile::run_ns
+};
+// Groups the steps by name and sorts the groups by time, longest first.
+// `outside_ms_per_run` (optional) receives the time of the Runs spent
+// outside every step: checking tensors, allocating outputs. Fails when the
+// profile holds no run.
+Status SummarizeProfile(const SessionProfile& profile, std::vector<ProfileEntry>* out,
+                        double* outside_ms_per_run = nullptr);
+
 class Model;
 class ThreadPool;
 
@@ -226,6 +263,17 @@ class Session {
   // either is empty (filled with every output, in signature order) or names
   // every output once, with caller buffers as above.
   Status Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs);
+
+  // Per-step timing, off by default. While it is on, Run reads the clock
+  // once per step and once more per Run, and keeps the sums in the Session;
+  // while it is off, Run pays one predictable branch per step.
+  // EnableProfiling(true) clears what was gathered before; (false) stops
+  // gathering and keeps it for GetProfile.
+  Status EnableProfiling(bool enable);
+  bool profiling_enabled() const;
+  // Copies what was gathered into `out` (which the caller owns). Fails
+  // with kFailedPrecondition if profiling was never enabled.
+  Status GetProfile(SessionProfile* out) const;
 
   const Model& model() const { return *model_; }
   size_t arena_size() const;

@@ -1,0 +1,170 @@
+// ThreadPool: every index is visited exactly once, whatever the count,
+// chunk and thread count; several callers at once; destruction while idle.
+#include "runtime/src/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+struct Visits {
+  explicit Visits(uint64_t count) : counts(count) {}
+  std::vector<std::atomic<int>> counts;
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> oversized_chunks{0};
+  uint64_t max_chunk = 0;
+};
+
+void Visit(void* context, uint64_t begin, uint64_t end) {
+  auto* v = static_cast<Visits*>(context);
+  v->calls.fetch_add(1, std::memory_order_relaxed);
+  if (end - begin > v->max_chunk) v->oversized_chunks.fetch_add(1, std::memory_order_relaxed);
+  for (uint64_t i = begin; i < end; ++i) v->counts[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+// Expects every index of `v` visited exactly once and reports the first
+// that was not.
+void ExpectEachOnce(const Visits& v, const std::string& what) {
+  for (size_t i = 0; i < v.counts.size(); ++i) {
+    int n = v.counts[i].load();
+    if (n != 1) {
+      ADD_FAILURE() << what << ": index " << i << " visited " << n << " times";
+      return;
+    }
+  }
+}
+
+TEST(ThreadPool, EveryIndexExactlyOnce) {
+  for (int threads : {1, 2, 3, 4, 8}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(pool.num_threads(), threads);
+    for (uint64_t count : {0, 1, 2, 3, 7, 8, 63, 64, 65, 1000, 4097}) {
+      for (uint64_t chunk : {0, 1, 2, 5, 64, 1000, 100000}) {
+        Visits v(count);
+        // One thread runs everything in one call.
+        v.max_chunk = threads == 1 ? count : std::max<uint64_t>(chunk, 1);
+        pool.ParallelFor(count, chunk, Visit, &v);
+        std::string what = "threads " + std::to_string(threads) + " count " + std::to_string(count) +
+                           " chunk " + std::to_string(chunk);
+        ExpectEachOnce(v, what);
+        EXPECT_EQ(v.oversized_chunks.load(), 0u) << what;
+        if (count == 0) {
+          EXPECT_EQ(v.calls.load(), 0u) << what;
+        }
+      }
+    }
+  }
+}
+
+// With more than one thread, more than one item is always split into
+// several chunks, whatever chunk the caller asked for, so that other
+// threads can take part.
+TEST(ThreadPool, SeveralItemsAreSplitWhenThereAreSeveralThreads) {
+  ThreadPool pool(2);
+  for (uint64_t count : {2, 3, 64}) {
+    Visits v(count);
+    v.max_chunk = count;
+    pool.ParallelFor(count, count, Visit, &v);
+    ExpectEachOnce(v, "count " + std::to_string(count));
+    EXPECT_GE(v.calls.load(), 2u) << "count " << count;
+  }
+  ThreadPool single(1);
+  Visits v(64);
+  v.max_chunk = 64;
+  single.ParallelFor(64, 64, Visit, &v);
+  EXPECT_EQ(v.calls.load(), 1u);
+}
+
+// Two chunks that each wait for the other can only finish if two threads
+// run them at the same time: the pool's worker must join the call.
+struct Rendezvous {
+  std::atomic<int> arrived{0};
+  std::atomic<bool> timed_out{false};
+};
+
+void MeetOther(void* context, uint64_t, uint64_t) {
+  auto* r = static_cast<Rendezvous*>(context);
+  r->arrived.fetch_add(1);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (r->arrived.load() < 2) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      r->timed_out = true;
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+
+TEST(ThreadPool, WorkersJoinACall) {
+  ThreadPool pool(2);
+  for (int i = 0; i < 20; ++i) {
+    Rendezvous r;
+    pool.ParallelFor(2, 1, MeetOther, &r);
+    ASSERT_FALSE(r.timed_out.load()) << "call " << i << ": the second chunk never ran in parallel";
+    // Let the worker fall asleep now and then, so both waking paths run.
+    if (i % 5 == 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+TEST(ThreadPool, ConcurrentCallersFromFourThreads) {
+  for (int pool_threads : {1, 2, 4}) {
+    ThreadPool pool(pool_threads);
+    constexpr int kCallers = 4, kCalls = 300;
+    std::vector<int> failures(kCallers, 0);
+    std::vector<std::thread> callers;
+    for (int c = 0; c < kCallers; ++c) {
+      callers.emplace_back([&pool, &failures, c] {
+        for (int call = 0; call < kCalls; ++call) {
+          uint64_t count = 1 + static_cast<uint64_t>((call * 37 + c * 11) % 300);
+          uint64_t chunk = 1 + static_cast<uint64_t>(call % 7);
+          Visits v(count);
+          v.max_chunk = pool.num_threads() == 1 ? count : chunk;
+          pool.ParallelFor(count, chunk, Visit, &v);
+          for (auto& n : v.counts) failures[c] += n.load() != 1;
+          failures[c] += v.oversized_chunks.load() != 0;
+          // Now and then leave the pool idle long enough for it to sleep.
+          if (call % 100 == 99) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+      });
+    }
+    for (std::thread& t : callers) t.join();
+    for (int c = 0; c < kCallers; ++c)
+      EXPECT_EQ(failures[c], 0) << "pool of " << pool_threads << ", caller " << c;
+  }
+}
+
+TEST(ThreadPool, DestroyedWhileIdle) {
+  for (int threads : {1, 2, 8}) {
+    // Never used.
+    { ThreadPool pool(threads); }
+    // Used, then destroyed at once, while its workers still spin or are
+    // still finishing their part of the call, many times over to meet
+    // every interleaving.
+    for (int i = 0; i < 200; ++i) {
+      ThreadPool pool(threads);
+      uint64_t count = 1 + i % 9;
+      Visits v(count);
+      v.max_chunk = threads == 1 ? count : 1;
+      pool.ParallelFor(count, 1, Visit, &v);
+      ExpectEachOnce(v, "before destruction");
+    }
+    // Used, then destroyed after its workers went to sleep.
+    {
+      ThreadPool pool(threads);
+      Visits v(100);
+      v.max_chunk = threads == 1 ? 100 : 3;
+      pool.ParallelFor(100, 3, Visit, &v);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln
