@@ -490,12 +490,21 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateTanhPattern(patterns);
+    // The predicate sees full operation names ("math.exp"); matching bare
+    // mnemonics here once left exp/log/sin/cos as scalar libm calls that
+    // LLVM cannot vectorize.
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {
-          return name == "tanh" || name == "exp" || name == "log" ||
-                 name == "erf" || name == "sin" || name == "cos" ||
-                 name == "expm1" || name == "log1p" || name == "log2" ||
-                 name == "atan" || name == "atan2";
+          return llvm::is_contained(
+              {math::TanhOp::getOperationName(), math::ExpOp::getOperationName(),
+               math::LogOp::getOperationName(), math::ErfOp::getOperationName(),
+               math::SinOp::getOperationName(), math::CosOp::getOperationName(),
+               math::ExpM1Op::getOperationName(),
+               math::Log1pOp::getOperationName(),
+               math::Log2Op::getOperationName(),
+               math::AtanOp::getOperationName(),
+               math::Atan2Op::getOperationName()},
+              name);
         });
     // bf16 conversions as integer bit operations: LLVM would otherwise call
     // compiler-rt's __truncsfbf2, which the kernels are not linked with.
