@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Small ONNX models with odd shapes for the code generation numerics test
+(//tests/e2e:codegen_numerics, numerics_test.py).
+
+Each model exercises one contraction (MatMul, batched / broadcast MatMul,
+Gemm, Conv) or one contraction plus the elementwise / reduction ops that get
+fused after it, on shapes that do not divide the register and workgroup
+tiles: 1-sized dims, K = 1, odd M/N/K, K past 4096, odd spatial sizes,
+depthwise and grouped convolutions, batch 2.
+
+Weights and inputs are seeded (numpy default_rng), so the models and the
+inputs are the same on every run. Nothing here is committed as .onnx: the
+test writes the models into its temporary directory.
+
+    python make_numerics_models.py OUTDIR      # writes OUTDIR/*.onnx
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 20  # Gelu is an ONNX op from opset 20.
+FLOAT = TensorProto.FLOAT
+
+
+class Spec:
+    """One test model: its graph builder, the contraction depth K that scales
+    the tolerance, and whether the (slow) scalar strategy is also run on it."""
+
+    def __init__(self, name, build, k, scalar=False):
+        self.name = name
+        self.build = build
+        self.k = k
+        self.scalar = scalar
+
+
+def _rng(name):
+    # A seed per model, stable across Python runs (hash() is salted).
+    return np.random.default_rng(sum(ord(c) * 31 ** i for i, c in enumerate(name)) % (2 ** 32))
+
+
+def _w(rng, name, shape):
+    return numpy_helper.from_array(rng.uniform(-1.0, 1.0, size=shape).astype(np.float32), name)
+
+
+def _vi(name, shape):
+    return helper.make_tensor_value_info(name, FLOAT, list(shape))
+
+
+def _model(name, nodes, inputs, outputs, initializers=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="kiln-numerics")
+    model.ir_version = 9
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+# ---------------------------------------------------------------- MatMul
+def matmul(m, k, n, const_b):
+    def build(name):
+        rng = _rng(name)
+        inits = [_w(rng, "B", (k, n))] if const_b else []
+        inputs = [_vi("A", (m, k))] + ([] if const_b else [_vi("B", (k, n))])
+        return _model(name, [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+                      inputs, [_vi("Y", (m, n))], inits)
+    return build
+
+
+def batched_matmul(a_shape, b_shape, y_shape, const_b):
+    def build(name):
+        rng = _rng(name)
+        inits = [_w(rng, "B", b_shape)] if const_b else []
+        inputs = [_vi("A", a_shape)] + ([] if const_b else [_vi("B", b_shape)])
+        return _model(name, [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+                      inputs, [_vi("Y", y_shape)], inits)
+    return build
+
+
+# ---------------------------------------------------------------- Gemm
+def gemm(m, k, n, trans_b, alpha, beta, c_shape):
+    def build(name):
+        rng = _rng(name)
+        b_shape = (n, k) if trans_b else (k, n)
+        inits = [_w(rng, "B", b_shape)]
+        if c_shape is not None:
+            inits.append(_w(rng, "C", c_shape))
+        node = helper.make_node("Gemm", ["A", "B"] + (["C"] if c_shape is not None else []),
+                                ["Y"], transB=trans_b, alpha=alpha, beta=beta)
+        return _model(name, [node], [_vi("A", (m, k))], [_vi("Y", (m, n))], inits)
+    return build
+
+
+# ---------------------------------------------------------------- Conv
+def _conv_out(size, kernel, stride, pad):
+    return (size + 2 * pad - kernel) // stride + 1
+
+
+def conv(n, c, h, w, oc, kernel, stride=1, pad=0, group=1, bias=False, relu=False):
+    def build(name):
+        rng = _rng(name)
+        inits = [_w(rng, "W", (oc, c // group, kernel, kernel))]
+        ins = ["X", "W"]
+        if bias:
+            inits.append(_w(rng, "Bc", (oc,)))
+            ins.append("Bc")
+        oh, ow = _conv_out(h, kernel, stride, pad), _conv_out(w, kernel, stride, pad)
+        conv_out = "C" if relu else "Y"
+        nodes = [helper.make_node("Conv", ins, [conv_out], kernel_shape=[kernel, kernel],
+                                  strides=[stride, stride], pads=[pad] * 4, group=group)]
+        if relu:
+            nodes.append(helper.make_node("Relu", ["C"], ["Y"]))
+        return _model(name, nodes, [_vi("X", (n, c, h, w))], [_vi("Y", (n, oc, oh, ow))], inits)
+    return build
+
+
+# ---------------------------------------------------------------- epilogues
+def matmul_epilogue(m, k, n, tail):
+    """MatMul by a constant weight, then `tail`: 'relu' / 'gelu' / 'gelu_erf'
+    (bias add + activation), 'softmax', or 'layernorm' (bias add + LN)."""
+    def build(name):
+        rng = _rng(name)
+        inits = [_w(rng, "W", (k, n)), _w(rng, "bias", (n,))]
+        nodes = [helper.make_node("MatMul", ["A", "W"], ["mm"])]
+        if tail == "softmax":
+            nodes.append(helper.make_node("Softmax", ["mm"], ["Y"], axis=-1))
+            inits.pop()
+        else:
+            nodes.append(helper.make_node("Add", ["mm", "bias"], ["z"]))
+            if tail == "relu":
+                nodes.append(helper.make_node("Relu", ["z"], ["Y"]))
+            elif tail == "gelu":
+                nodes.append(helper.make_node("Gelu", ["z"], ["Y"]))
+            elif tail == "gelu_erf":
+                # The form exporters emit: x * 0.5 * (1 + erf(x / sqrt(2))).
+                inits += [numpy_helper.from_array(np.array(np.sqrt(2.0), np.float32), "sqrt2"),
+                          numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+                          numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+                nodes += [helper.make_node("Div", ["z", "sqrt2"], ["t0"]),
+                          helper.make_node("Erf", ["t0"], ["t1"]),
+                          helper.make_node("Add", ["t1", "one"], ["t2"]),
+                          helper.make_node("Mul", ["z", "t2"], ["t3"]),
+                          helper.make_node("Mul", ["t3", "half"], ["Y"])]
+            elif tail == "layernorm":
+                inits += [_w(rng, "gamma", (n,)), _w(rng, "beta", (n,))]
+                nodes.append(helper.make_node("LayerNormalization", ["z", "gamma", "beta"], ["Y"],
+                                              axis=-1, epsilon=1e-5))
+            else:
+                raise ValueError(tail)
+        return _model(name, nodes, [_vi("A", (m, k))], [_vi("Y", (m, n))], inits)
+    return build
+
+
+MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
+               (3, 1, 5), (130, 17, 250)]
+# The scalar strategy is slow: run it on the small MatMuls only.
+SCALAR_MATMULS = {(1, 1, 1), (3, 1, 5), (65, 33, 129)}
+
+
+def _specs():
+    specs = []
+    for m, k, n in MATMUL_DIMS:
+        for const_b in (False, True):
+            specs.append(Spec(f"matmul_{m}x{k}x{n}_{'constB' if const_b else 'inputB'}",
+                              matmul(m, k, n, const_b), k,
+                              scalar=(m, k, n) in SCALAR_MATMULS))
+    specs += [
+        Spec("bmm_2x3x7x19x33_inputB",
+             batched_matmul((2, 3, 7, 19), (2, 3, 19, 33), (2, 3, 7, 33), False), 19, scalar=True),
+        Spec("bmm_2x3x7x19x33_constB",
+             batched_matmul((2, 3, 7, 19), (2, 3, 19, 33), (2, 3, 7, 33), True), 19),
+        Spec("bmm_bcast_2x1x7x19_by_3x19x33",
+             batched_matmul((2, 1, 7, 19), (3, 19, 33), (2, 3, 7, 33), False), 19, scalar=True),
+        Spec("matmul_3d_by_2d_4x13x96_by_96x40",
+             batched_matmul((4, 13, 96), (96, 40), (4, 13, 40), True), 96),
+        # Size-1 dims everywhere, and K = 1 in a batched MatMul.
+        Spec("bmm_size1_1x1x1x5_by_1x1x5x1",
+             batched_matmul((1, 1, 1, 5), (1, 1, 5, 1), (1, 1, 1, 1), False), 5, scalar=True),
+        Spec("bmm_k1_2x3x9x1_by_2x3x1x17",
+             batched_matmul((2, 3, 9, 1), (2, 3, 1, 17), (2, 3, 9, 17), True), 1, scalar=True),
+        Spec("matmul_dot_1x300_by_300x1", matmul(1, 300, 1, True), 300),
+        Spec("gemm_transB_bias_23x31x45",
+             gemm(23, 31, 45, 1, 0.7, 1.3, (45,)), 31, scalar=True),
+        Spec("gemm_transB_fullC_1x64x19",
+             gemm(1, 64, 19, 1, -1.5, 0.25, (1, 19)), 64),
+        Spec("gemm_transB_k1_5x1x7", gemm(5, 1, 7, 1, 2.0, 0.5, (7,)), 1),
+        Spec("conv1x1_s1_1x8x9x11_oc16", conv(1, 8, 9, 11, 16, 1), 8),
+        Spec("conv3x3_p1_s1_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 1, 1), 45, scalar=True),
+        Spec("conv3x3_p1_s2_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 2, 1), 45, scalar=True),
+        Spec("conv7x7_s2_p3_1x3x23x19_oc8", conv(1, 3, 23, 19, 8, 7, 2, 3), 147),
+        Spec("conv_depthwise3x3_p1_1x12x15x9", conv(1, 12, 15, 9, 12, 3, 1, 1, group=12), 9,
+             scalar=True),
+        Spec("conv_group2_3x3_p1_1x6x11x10_oc10", conv(1, 6, 11, 10, 10, 3, 1, 1, group=2), 27,
+             scalar=True),
+        Spec("conv_bias_relu_3x3_p1_1x7x13x13_oc9",
+             conv(1, 7, 13, 13, 9, 3, 1, 1, bias=True, relu=True), 63),
+        Spec("conv_batch2_bias_3x3_p1_2x4x10x7_oc6",
+             conv(2, 4, 10, 7, 6, 3, 1, 1, bias=True), 36),
+        Spec("conv1x1_k1_1x1x7x5_oc4", conv(1, 1, 7, 5, 4, 1), 1, scalar=True),
+        Spec("matmul_bias_relu_19x47x33", matmul_epilogue(19, 47, 33, "relu"), 47, scalar=True),
+        Spec("matmul_bias_gelu_19x47x33", matmul_epilogue(19, 47, 33, "gelu"), 47),
+        Spec("matmul_bias_gelu_erf_19x47x33", matmul_epilogue(19, 47, 33, "gelu_erf"), 47),
+        Spec("matmul_softmax_21x40x67", matmul_epilogue(21, 40, 67, "softmax"), 40, scalar=True),
+        Spec("matmul_bias_layernorm_21x40x67", matmul_epilogue(21, 40, 67, "layernorm"), 40,
+             scalar=True),
+    ]
+    return specs
+
+
+SPECS = _specs()
+
+
+def random_inputs(model, name):
+    """Seeded uniform(-1, 1) values for every graph input."""
+    rng = np.random.default_rng(_rng(name).integers(2 ** 32) ^ 0x5EED)
+    inputs = {}
+    for value in model.graph.input:
+        dims = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        inputs[value.name] = rng.uniform(-1.0, 1.0, size=dims).astype(np.float32)
+    return inputs
+
+
+def write_models(outdir, names=None):
+    """Writes every model (or those named) into outdir; returns [(spec, path)]."""
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for spec in SPECS:
+        if names and spec.name not in names:
+            continue
+        path = os.path.join(outdir, spec.name + ".onnx")
+        onnx.save(spec.build(spec.name), path)
+        written.append((spec, path))
+    return written
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    for spec, path in write_models(sys.argv[1]):
+        print(path)
