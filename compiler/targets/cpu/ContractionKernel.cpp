@@ -115,7 +115,8 @@ SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                                    int64_t rows, int64_t lanes) {
+                                    int64_t rows, int64_t lanes,
+                                    int64_t kTile) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
@@ -154,13 +155,17 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     rewriter.setInsertionPointToStart(loop.getBody());
     dims[d] = loop.getInductionVar();
   }
-  auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
-                                  index(rows));
-  rewriter.setInsertionPointToStart(mLoop.getBody());
-  Value m0 = mLoop.getInductionVar();
-  Value validRows = arith::MinSIOp::create(
-      rewriter, loc, index(rows),
-      arith::SubIOp::create(rewriter, loc, sizes[loops->m], m0));
+  // K blocks outermost: the B sub-panel of one block (kTile x lanes) stays
+  // in L1 while every row tile of the workgroup passes over it.
+  Value kSize = sizes[loops->k];
+  Value kStep = kTile > 0 ? index(kTile) : kSize;
+  auto kBlocks = scf::ForOp::create(rewriter, loc, zero, kSize, kStep);
+  rewriter.setInsertionPointToStart(kBlocks.getBody());
+  Value k0 = kBlocks.getInductionVar();
+  Value kEnd = arith::MinSIOp::create(
+      rewriter, loc, kSize, arith::AddIOp::create(rewriter, loc, k0, kStep));
+  Value firstBlock = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, k0, zero);
   auto nLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->n],
                                   index(lanes));
   rewriter.setInsertionPointToStart(nLoop.getBody());
@@ -171,9 +176,18 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
   Value mask = vector::CreateMaskOp::create(rewriter, loc, maskType,
                                             ValueRange{validLanes});
+  Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      validLanes, index(lanes));
   Value zeros = arith::ConstantOp::create(
       rewriter, loc, vectorType,
       DenseElementsAttr::get(vectorType, rewriter.getF32FloatAttr(0.0f)));
+  auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
+                                  index(rows));
+  rewriter.setInsertionPointToStart(mLoop.getBody());
+  Value m0 = mLoop.getInductionVar();
+  Value validRows = arith::MinSIOp::create(
+      rewriter, loc, index(rows),
+      arith::SubIOp::create(rewriter, loc, sizes[loops->m], m0));
   // Rows past the edge read the last valid row again (in bounds, results
   // discarded), so the inner loop has no per-row conditions.
   Value lastRow = arith::SubIOp::create(rewriter, loc, validRows, one);
@@ -185,25 +199,42 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                : arith::MinSIOp::create(rewriter, loc, index(i), lastRow)
                      .getResult()));
 
+  // The accumulators start from C, or from the fill value in the first K
+  // block when C was just filled.
+  SmallVector<Type> accTypes(rows, vectorType);
+  auto loadC = [&](OpBuilder &builder, Location l) {
+    SmallVector<Value> loaded;
+    SmallVector<Value> at(dims);
+    for (int64_t i = 0; i < rows; ++i) {
+      at[loops->m] = readRows[i];
+      loaded.push_back(vector::MaskedLoadOp::create(
+          builder, l, vectorType, c, operandIndices(builder, l, cMap, at),
+          mask, zeros));
+    }
+    return loaded;
+  };
   SmallVector<Value> init;
   if (fill) {
-    Value start = vector::BroadcastOp::create(rewriter, loc, vectorType,
-                                              fill.getDpsInputs()[0]);
-    init.assign(rows, start);
+    auto start = scf::IfOp::create(
+        rewriter, loc, firstBlock,
+        [&](OpBuilder &builder, Location l) {
+          Value splat = vector::BroadcastOp::create(builder, l, vectorType,
+                                                    fill.getDpsInputs()[0]);
+          scf::YieldOp::create(builder, l, SmallVector<Value>(rows, splat));
+        },
+        [&](OpBuilder &builder, Location l) {
+          scf::YieldOp::create(builder, l, loadC(builder, l));
+        });
+    init.assign(start.getResults().begin(), start.getResults().end());
   } else {
-    for (int64_t i = 0; i < rows; ++i) {
-      dims[loops->m] = readRows[i];
-      init.push_back(vector::MaskedLoadOp::create(
-          rewriter, loc, vectorType, c,
-          operandIndices(rewriter, loc, cMap, dims), mask, zeros));
-    }
+    init = loadC(rewriter, loc);
   }
 
   // The k loop, with full-width loads when the tile is whole and masked
   // loads at the right edge.
   auto buildKLoop = [&](OpBuilder &builder, Location l, bool masked) {
     auto kLoop = scf::ForOp::create(
-        builder, l, zero, sizes[loops->k], one, init,
+        builder, l, k0, kEnd, one, init,
         [&](OpBuilder &body, Location bl, Value k, ValueRange acc) {
           SmallVector<Value> at(dims);
           at[loops->k] = k;
@@ -229,8 +260,6 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         });
     scf::YieldOp::create(builder, l, kLoop.getResults());
   };
-  Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      validLanes, index(lanes));
   auto split = scf::IfOp::create(
       rewriter, loc, whole,
       [&](OpBuilder &builder, Location l) { buildKLoop(builder, l, false); },

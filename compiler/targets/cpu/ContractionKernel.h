@@ -3,13 +3,14 @@
 // A contraction C[.., m, n] += A[.., m, k] * B[.., k, n] (matmul, batch
 // matmul, conv as GEMM, with any extra outer dims) becomes, per workgroup,
 //
-//   for m0 in 0..M step mr:            mr rows of C
-//     for n0 in 0..N step nr:          nr contiguous lanes of C and B
-//       acc[0..mr) = C rows (or the fill value when C was just filled)
-//       for k in 0..K:                 accumulators stay in registers
-//         b = B[k, n0 : n0 + nr]                       one vector load
-//         acc[i] = fma(broadcast(A[m0 + i, k]), b, acc[i])   mr FMAs
-//       C rows = acc[0..mr)
+//   for k0 in 0..K step kc:            K blocks: a kc x nr B sub-panel
+//     for n0 in 0..N step nr:          stays in L1 across the row tiles
+//       for m0 in 0..M step mr:        mr rows of C
+//         acc[0..mr) = C rows (or the fill value in the first K block)
+//         for k in k0..k0 + kc:        accumulators stay in registers
+//           b = B[k, n0 : n0 + nr]                       one vector load
+//           acc[i] = fma(broadcast(A[m0 + i, k]), b, acc[i])   mr FMAs
+//         C rows = acc[0..mr)
 //
 // built directly from vector ops on the bufferized operands. Partial tiles
 // at the edges use masked loads and stores along n, and clamp the rows
@@ -41,11 +42,12 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 
 // Replaces the bufferized contraction `op` (memref operands) by the
-// register-tiled loop nest with `rows` x `lanes` tiles. A linalg.fill of
-// the output right before it is folded into the accumulators' start value.
+// register-tiled loop nest with `rows` x `lanes` tiles and K blocks of
+// `kTile` (0: one block). A linalg.fill of the output right before it is
+// folded into the accumulators' start value.
 LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     linalg::LinalgOp op, int64_t rows,
-                                    int64_t lanes);
+                                    int64_t lanes, int64_t kTile);
 
 } // namespace mlir::kiln::cpu
 

@@ -459,7 +459,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
       IRRewriter rewriter(kernel->getContext());
       for (linalg::LinalgOp op : contractions)
         if (failed(emitContractionKernel(rewriter, op, config->tileRows,
-                                         config->tileLanes)))
+                                         config->tileLanes,
+                                         config->reductionTile)))
           return failure();
     }
     if (failed(bindWorkgroups(*kernel)))

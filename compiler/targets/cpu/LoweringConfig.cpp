@@ -25,9 +25,12 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("strategy", b.getStringAttr(strategyName(strategy))),
       b.getNamedAttr("workgroup_tile", b.getDenseI64ArrayAttr(workgroupTile))};
-  if (strategy == Strategy::Contraction)
+  if (strategy == Strategy::Contraction) {
     entries.push_back(b.getNamedAttr(
         "register_tile", b.getDenseI64ArrayAttr({tileRows, tileLanes})));
+    entries.push_back(
+        b.getNamedAttr("reduction_tile", b.getI64IntegerAttr(reductionTile)));
+  }
   return b.getDictionaryAttr(entries);
 }
 
@@ -65,6 +68,12 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
                                 "'register_tile' = array<i64: rows, lanes>");
     config.tileRows = reg[0];
     config.tileLanes = reg[1];
+    if (Attribute k = dict.get("reduction_tile")) {
+      auto value = dyn_cast<IntegerAttr>(k);
+      if (!value || value.getInt() < 0)
+        return dispatch.emitError("'reduction_tile' must be an integer >= 0");
+      config.reductionTile = value.getInt();
+    }
     if (config.tileRows < 1 || config.tileRows > 32 || config.tileLanes < 1 ||
         config.tileLanes > 256)
       return dispatch.emitError("register tile ")
@@ -210,6 +219,13 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   config.strategy = Strategy::Contraction;
   config.tileRows = rows;
   config.tileLanes = lanes;
+  // K blocks whose B sub-panel (kc x lanes floats) takes about half of a
+  // 32 KiB L1, leaving room for the A rows; one block when K is not much
+  // longer than that.
+  int64_t kTotal = ranges[loops->k];
+  int64_t kc = std::max<int64_t>(64, 16384 / (lanes * 4));
+  // A single row reads each B element once: nothing to keep in L1.
+  config.reductionTile = rows > 1 && kTotal > kc + kc / 2 ? kc : 0;
 
   // Workgroup tiles: ~64x64 outputs, whole register tiles, on the root
   // dims that m and n map to; outer dims one at a time.

@@ -5,7 +5,8 @@
 //
 //   {strategy = "contraction",
 //    workgroup_tile = array<i64: 64, 64>,   // per loop of the root op
-//    register_tile = array<i64: 8, 32>}     // rows x f32 lanes per tile
+//    register_tile = array<i64: 8, 32>,     // rows x f32 lanes per tile
+//    reduction_tile = 128}                  // K block (0 = whole K)
 //
 // Strategies:
 //  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
@@ -44,6 +45,8 @@ struct LoweringConfig {
   // Contraction only: output rows and f32 lanes of one register tile.
   int64_t tileRows = 0;
   int64_t tileLanes = 0;
+  // Contraction only: K block kept in L1 per register-tile pass (0: all).
+  int64_t reductionTile = 0;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.

@@ -5,17 +5,18 @@
 // kiln-cpu-lowering-config picks each dispatch's strategy and tile sizes
 // from the target: register tiles of 8 rows x 32 lanes (16 of 32 zmm
 // accumulators) on AVX-512, 6 x 16 (12 of 16 ymm) on AVX2; workgroup
-// tiles of whole register tiles near 64x64; fewer rows and wider lanes
-// when the output has few rows; other dispatches split their outer
-// parallel dims. A configuration set by hand is kept.
+// tiles of whole register tiles near 64x64; K blocks whose B sub-panel
+// fills half of L1 (128 x 32 lanes, 256 x 16) when K is long; fewer rows
+// and wider lanes when the output has few rows; other dispatches split
+// their outer parallel dims. A configuration set by hand is kept.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
 // AVX512-LABEL: func.func private @matmul_bias
-// AVX512-SAME: kiln.lowering_config = {register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64>}
+// AVX512-SAME: kiln.lowering_config = {reduction_tile = 0 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64>}
 // AVX2-LABEL: func.func private @matmul_bias
-// AVX2-SAME: kiln.lowering_config = {register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 60, 64>}
+// AVX2-SAME: kiln.lowering_config = {reduction_tile = 0 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 60, 64>}
 // LOOPS-LABEL: func.func private @matmul_bias
 // LOOPS-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 64, 64>}
 func.func private @matmul_bias(%arg0: tensor<128x64xf32>, %arg1: tensor<64x256xf32>, %arg2: tensor<256xf32>) -> tensor<128x256xf32> attributes {kiln.dispatch} {
@@ -32,12 +33,25 @@ func.func private @matmul_bias(%arg0: tensor<128x64xf32>, %arg1: tensor<64x256xf
   return %4 : tensor<128x256xf32>
 }
 
+// Long K: 128-deep K blocks on AVX-512, 256 on AVX2.
+// AVX512-LABEL: func.func private @long_k
+// AVX512-SAME: {reduction_tile = 128 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}
+// AVX2-LABEL: func.func private @long_k
+// AVX2-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 60, 64, 0>}
+func.func private @long_k(%arg0: tensor<128x2304xf32>, %arg1: tensor<2304x196xf32>) -> tensor<128x196xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<128x196xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<128x196xf32>) -> tensor<128x196xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<128x2304xf32>, tensor<2304x196xf32>) outs(%1 : tensor<128x196xf32>) -> tensor<128x196xf32>
+  return %2 : tensor<128x196xf32>
+}
+
 // One row (a batch-1 linear layer): 1 x 128 lanes on AVX-512 (8 zmm
 // accumulators in flight), 1 x 64 on AVX2.
 // AVX512-LABEL: func.func private @vector_matrix
-// AVX512-SAME: register_tile = array<i64: 1, 128>, strategy = "contraction", workgroup_tile = array<i64: 1, 128, 0>
+// AVX512-SAME: reduction_tile = 0 : i64, register_tile = array<i64: 1, 128>, strategy = "contraction", workgroup_tile = array<i64: 1, 128, 0>
 // AVX2-LABEL: func.func private @vector_matrix
-// AVX2-SAME: register_tile = array<i64: 1, 64>, strategy = "contraction", workgroup_tile = array<i64: 1, 64, 0>
+// AVX2-SAME: reduction_tile = 0 : i64, register_tile = array<i64: 1, 64>, strategy = "contraction", workgroup_tile = array<i64: 1, 64, 0>
 func.func private @vector_matrix(%arg0: tensor<1x512xf32>, %arg1: tensor<512x1000xf32>) -> tensor<1x1000xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x1000xf32>
