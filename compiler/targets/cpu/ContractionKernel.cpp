@@ -139,8 +139,6 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   linalg::FillOp fill = findFoldableFill(op, c);
 
   Type f32 = rewriter.getF32Type();
-  auto vectorType = VectorType::get({lanes}, f32);
-  auto maskType = VectorType::get({lanes}, rewriter.getI1Type());
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
@@ -174,13 +172,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value validLanes = arith::MinSIOp::create(
       rewriter, loc, index(lanes),
       arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
-  Value mask = vector::CreateMaskOp::create(rewriter, loc, maskType,
-                                            ValueRange{validLanes});
   Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       validLanes, index(lanes));
-  Value zeros = arith::ConstantOp::create(
-      rewriter, loc, vectorType,
-      DenseElementsAttr::get(vectorType, rewriter.getF32FloatAttr(0.0f)));
   auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
                                   index(rows));
   rewriter.setInsertionPointToStart(mLoop.getBody());
@@ -198,54 +191,65 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         i == 0 ? zero
                : arith::MinSIOp::create(rewriter, loc, index(i), lastRow)
                      .getResult()));
+  SmallVector<Value> rowIndex;
+  for (int64_t i = 0; i < rows; ++i)
+    rowIndex.push_back(index(i));
 
-  // The accumulators start from C, or from the fill value in the first K
-  // block when C was just filled.
-  SmallVector<Type> accTypes(rows, vectorType);
-  auto loadC = [&](OpBuilder &builder, Location l) {
-    SmallVector<Value> loaded;
-    SmallVector<Value> at(dims);
-    for (int64_t i = 0; i < rows; ++i) {
-      at[loops->m] = readRows[i];
-      loaded.push_back(vector::MaskedLoadOp::create(
-          builder, l, vectorType, c, operandIndices(builder, l, cMap, at),
-          mask, zeros));
+  // One register tile of `width` lanes: start the accumulators, run the k
+  // loop of this K block, store the valid rows. Masked tiles load and
+  // store only the valid lanes.
+  auto emitTile = [&](OpBuilder &builder, Location l, int64_t width,
+                      bool masked) {
+    auto vectorType = VectorType::get({width}, f32);
+    Value mask, zeros;
+    if (masked) {
+      mask = vector::CreateMaskOp::create(
+          builder, l, VectorType::get({width}, builder.getI1Type()),
+          ValueRange{validLanes});
+      zeros = arith::ConstantOp::create(
+          builder, l, vectorType,
+          DenseElementsAttr::get(vectorType, builder.getF32FloatAttr(0.0f)));
     }
-    return loaded;
-  };
-  SmallVector<Value> init;
-  if (fill) {
-    auto start = scf::IfOp::create(
-        rewriter, loc, firstBlock,
-        [&](OpBuilder &builder, Location l) {
-          Value splat = vector::BroadcastOp::create(builder, l, vectorType,
-                                                    fill.getDpsInputs()[0]);
-          scf::YieldOp::create(builder, l, SmallVector<Value>(rows, splat));
-        },
-        [&](OpBuilder &builder, Location l) {
-          scf::YieldOp::create(builder, l, loadC(builder, l));
-        });
-    init.assign(start.getResults().begin(), start.getResults().end());
-  } else {
-    init = loadC(rewriter, loc);
-  }
-
-  // The k loop, with full-width loads when the tile is whole and masked
-  // loads at the right edge.
-  auto buildKLoop = [&](OpBuilder &builder, Location l, bool masked) {
+    auto load = [&](OpBuilder &bb, Location bl, Value base,
+                    ValueRange indices) -> Value {
+      if (masked)
+        return vector::MaskedLoadOp::create(bb, bl, vectorType, base, indices,
+                                            mask, zeros);
+      return vector::LoadOp::create(bb, bl, vectorType, base, indices);
+    };
+    // The accumulators start from C, or from the fill value in the first
+    // K block when C was just filled.
+    auto loadC = [&](OpBuilder &bb, Location bl) {
+      SmallVector<Value> loaded;
+      SmallVector<Value> at(dims);
+      for (int64_t i = 0; i < rows; ++i) {
+        at[loops->m] = readRows[i];
+        loaded.push_back(load(bb, bl, c, operandIndices(bb, bl, cMap, at)));
+      }
+      return loaded;
+    };
+    SmallVector<Value> init;
+    if (fill) {
+      auto start = scf::IfOp::create(
+          builder, l, firstBlock,
+          [&](OpBuilder &bb, Location bl) {
+            Value splat = vector::BroadcastOp::create(bb, bl, vectorType,
+                                                      fill.getDpsInputs()[0]);
+            scf::YieldOp::create(bb, bl, SmallVector<Value>(rows, splat));
+          },
+          [&](OpBuilder &bb, Location bl) {
+            scf::YieldOp::create(bb, bl, loadC(bb, bl));
+          });
+      init.assign(start.getResults().begin(), start.getResults().end());
+    } else {
+      init = loadC(builder, l);
+    }
     auto kLoop = scf::ForOp::create(
         builder, l, k0, kEnd, one, init,
         [&](OpBuilder &body, Location bl, Value k, ValueRange acc) {
           SmallVector<Value> at(dims);
           at[loops->k] = k;
-          at[loops->n] = n0;
-          SmallVector<Value> bIndices = operandIndices(body, bl, bMap, at);
-          Value bVector =
-              masked ? vector::MaskedLoadOp::create(body, bl, vectorType, b,
-                                                    bIndices, mask, zeros)
-                           .getResult()
-                     : vector::LoadOp::create(body, bl, vectorType, b, bIndices)
-                           .getResult();
+          Value bVector = load(body, bl, b, operandIndices(body, bl, bMap, at));
           SmallVector<Value> next;
           for (int64_t i = 0; i < rows; ++i) {
             at[loops->m] = readRows[i];
@@ -258,33 +262,60 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           }
           scf::YieldOp::create(body, bl, next);
         });
-    scf::YieldOp::create(builder, l, kLoop.getResults());
-  };
-  auto split = scf::IfOp::create(
-      rewriter, loc, whole,
-      [&](OpBuilder &builder, Location l) { buildKLoop(builder, l, false); },
-      [&](OpBuilder &builder, Location l) { buildKLoop(builder, l, true); });
-
-  for (int64_t i = 0; i < rows; ++i) {
-    auto store = [&](OpBuilder &builder, Location l) {
-      SmallVector<Value> at(dims);
-      at[loops->m] = arith::AddIOp::create(builder, l, m0, index(i));
-      vector::MaskedStoreOp::create(builder, l, c,
-                                    operandIndices(builder, l, cMap, at), mask,
-                                    split.getResult(i));
-    };
-    if (i == 0) {
-      store(rewriter, loc);
-      continue;
+    for (int64_t i = 0; i < rows; ++i) {
+      auto store = [&, i](OpBuilder &bb, Location bl) {
+        SmallVector<Value> at(dims);
+        at[loops->m] = arith::AddIOp::create(bb, bl, m0, rowIndex[i]);
+        SmallVector<Value> indices = operandIndices(bb, bl, cMap, at);
+        if (masked)
+          vector::MaskedStoreOp::create(bb, bl, c, indices, mask,
+                                        kLoop.getResult(i));
+        else
+          vector::StoreOp::create(bb, bl, kLoop.getResult(i), c, indices);
+      };
+      if (i == 0) {
+        store(builder, l);
+        continue;
+      }
+      Value valid = arith::CmpIOp::create(
+          builder, l, arith::CmpIPredicate::slt, rowIndex[i], validRows);
+      scf::IfOp::create(builder, l, valid, [&](OpBuilder &bb, Location bl) {
+        store(bb, bl);
+        scf::YieldOp::create(bb, bl);
+      });
     }
-    Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                        index(i), validRows);
-    scf::IfOp::create(rewriter, loc, valid,
-                      [&](OpBuilder &builder, Location l) {
-                        store(builder, l);
-                        scf::YieldOp::create(builder, l);
-                      });
-  }
+  };
+  // Whole tiles run unmasked; an edge with at most half the lanes valid
+  // runs a half-width tile (a 4-lane edge of a 196-wide output costs a
+  // 16-lane tile instead of a 32-lane one).
+  auto edge = [&](OpBuilder &builder, Location l) {
+    if (lanes % 2 != 0 || lanes / 2 < 4) {
+      emitTile(builder, l, lanes, true);
+      return;
+    }
+    Value narrow = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::sle,
+                                         validLanes, index(lanes / 2));
+    scf::IfOp::create(
+        builder, l, narrow,
+        [&](OpBuilder &bb, Location bl) {
+          emitTile(bb, bl, lanes / 2, true);
+          scf::YieldOp::create(bb, bl);
+        },
+        [&](OpBuilder &bb, Location bl) {
+          emitTile(bb, bl, lanes, true);
+          scf::YieldOp::create(bb, bl);
+        });
+  };
+  scf::IfOp::create(
+      rewriter, loc, whole,
+      [&](OpBuilder &builder, Location l) {
+        emitTile(builder, l, lanes, false);
+        scf::YieldOp::create(builder, l);
+      },
+      [&](OpBuilder &builder, Location l) {
+        edge(builder, l);
+        scf::YieldOp::create(builder, l);
+      });
   rewriter.eraseOp(op);
   if (fill)
     rewriter.eraseOp(fill);

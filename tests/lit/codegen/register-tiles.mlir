@@ -3,21 +3,27 @@
 // A contraction configured for register tiles becomes, per workgroup, a
 // loop nest whose k loop carries one accumulator vector per tile row
 // (here 8 rows x 32 lanes: 8 x vector<32xf32>) and issues one FMA per row
-// per k step, on B vectors loaded once per k: twice, once with plain loads
-// for whole tiles and once with masked loads for the right edge. The
-// output's zero fill becomes the accumulators' start value, so nothing
-// fills the output tile, and nothing allocates: the 64x64 workgroup tile
-// of this matmul is written straight into the output.
+// per k step, on B vectors loaded once per k. Three variants of the tile:
+// whole tiles with plain loads and stores; right edges with at most half
+// the lanes valid (200 = 6 x 32 + 8) as 16-lane tiles with masks; wider
+// edges as masked 32-lane tiles. The output's zero fill becomes the
+// accumulators' start value, so nothing fills the output tile, and
+// nothing allocates: the 64x64 workgroup tile of this matmul is written
+// straight into the output.
 
 // CHECK-LABEL: llvm.func internal @dispatch_0_impl(
-// The whole-tile k loop: one B load, 8 broadcast FMAs.
+// Whole tiles: one B load, 8 broadcast FMAs, 8 plain row stores.
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<32xf32>
 // CHECK-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// The edge k loop: a masked B load, 8 FMAs.
-// CHECK: llvm.intr.masked.load %{{.*}} {alignment = 4 : i32} : (!llvm.ptr, vector<32xi1>, vector<32xf32>) -> vector<32xf32>
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<32xf32>, !llvm.ptr
+// Narrow edges: 16 lanes, masked.
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK-COUNT-8: llvm.intr.masked.store %{{.*}} : vector<16xf32>, vector<16xi1> into !llvm.ptr
+// Wide edges: 32 lanes, masked.
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xf32>) -> vector<32xf32>
 // CHECK-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// Rows are stored with the lane mask; rows past the edge are skipped.
-// CHECK-COUNT-8: llvm.intr.masked.store
+// CHECK-COUNT-8: llvm.intr.masked.store %{{.*}} : vector<32xf32>, vector<32xi1> into !llvm.ptr
 // CHECK-LABEL: llvm.func internal @dispatch_0(
 module {
   func.func private @dispatch_0(%arg0: tensor<100x64xf32>, %arg1: tensor<64x200xf32>) -> tensor<100x200xf32> attributes {kiln.dispatch, kiln.lowering_config = {register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}} {
