@@ -25,9 +25,11 @@
 
 namespace mlir::kiln {
 
-/// Largest non-splat result (in elements) that a folder computes. Larger
-/// constants stay as ops: folding them would bloat the IR and compile time
-/// for no run-time gain.
+/// Largest non-splat result (in elements) that a folder computes value by
+/// value (elementwise ops, reductions, gather, pad, broadcast). Larger
+/// results stay as ops: evaluating them through doubles would bloat compile
+/// time. Data movement that only copies storage is bounded by kMaxMoveBytes
+/// instead.
 inline constexpr int64_t kMaxFoldElements = 1 << 16;
 
 /// Largest result, in bytes, that a raw data-movement fold writes. Those
