@@ -273,6 +273,8 @@ DenseElementsAttr moveStrided(const RawElements &source,
                               RankedTensorType resultType, int64_t offset,
                               llvm::ArrayRef<int64_t> sourceStrides) {
   size_t bytes = source.elementBytes;
+  if (!resultType.hasStaticShape())
+    return {};
   if (source.isSplat)
     return writeRaw(resultType, llvm::ArrayRef<char>(source.at(0), bytes));
   llvm::ArrayRef<int64_t> shape = resultType.getShape();
@@ -306,6 +308,8 @@ DenseElementsAttr concatElements(llvm::ArrayRef<RawElements> parts,
                                  RankedTensorType resultType, int64_t axis) {
   const RawElements &first = parts.front();
   size_t bytes = first.elementBytes;
+  if (!resultType.hasStaticShape())
+    return {};
   if (llvm::all_of(parts, [&](const RawElements &part) {
         return part.isSameSplat(first);
       }))

@@ -105,8 +105,10 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   }
   // Row-major order is unchanged, so a constant keeps its flat storage:
   // result element c is source element c . (the result's strides).
+  // A dynamic result type (shape entry -1) cannot hold a constant.
   std::optional<RawElements> source = readRawElements(adaptor.getInput());
-  if (!source || !(source->isSplat || isMovableResult(getType())))
+  if (!source || !getType().hasStaticShape() ||
+      !(source->isSplat || isMovableResult(getType())))
     return {};
   return moveStrided(*source, getType(), 0, rowMajorStrides(getType().getShape()));
 }

@@ -136,6 +136,19 @@ func.func @fold_resource_transpose() -> tensor<2x2xi32> {
   return %0 : tensor<2x2xi32>
 }
 
+// A reshape to a dynamic shape cannot be a constant: it stays.
+// CHECK-LABEL: func.func @reshape_constant_dynamic(
+// CHECK: %[[R:.*]] = kiln.reshape %{{.*}} {shape = array<i64: -1>} : tensor<2x2xf32>
+// CHECK: %[[S:.*]] = kiln.reshape %{{.*}} {shape = array<i64: -1, 2>} : tensor<2x2xf32>
+// CHECK: return %[[R]], %[[S]] : tensor<?xf32>, tensor<?x2xf32>
+func.func @reshape_constant_dynamic() -> (tensor<?xf32>, tensor<?x2xf32>) {
+  %c = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %s = kiln.constant dense<1.0> : tensor<2x2xf32>
+  %0 = kiln.reshape %c {shape = array<i64: -1>} : tensor<2x2xf32>
+  %1 = kiln.reshape %s {shape = array<i64: -1, 2>} : tensor<2x2xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?x2xf32>
+}
+
 // Broadcast can grow data: beyond kMaxFoldElements only splats fold.
 // CHECK-LABEL: func.func @broadcast_not_moved(
 // CHECK: %[[B:.*]] = kiln.broadcast
