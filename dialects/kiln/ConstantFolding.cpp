@@ -3,8 +3,11 @@
 #include "dialects/kiln/ConstantFolding.h"
 
 #include "dialects/kiln/ShapeInference.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
+
+#include <cstring>
 
 namespace mlir::kiln {
 
@@ -157,6 +160,175 @@ DenseElementsAttr permuteElements(const ConstantTensor &source,
   for (int64_t index : sourceIndices)
     values.push_back(source.ints[index]);
   return writeInts(resultType, values);
+}
+
+//===----------------------------------------------------------------------===//
+// Raw data movement
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Bytes per element while moving: the storage width rounded up to whole
+/// bytes, with i1 unpacked to one byte.
+size_t movedElementBytes(Type elementType) {
+  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Builds a constant from one byte-aligned element per result element (or
+/// one element for a splat). i1 goes through the bool builder, which packs
+/// the bits; every other type is taken as MLIR's storage format as is.
+DenseElementsAttr writeRaw(RankedTensorType type, llvm::ArrayRef<char> bytes) {
+  if (type.getElementType().isInteger(1)) {
+    llvm::ArrayRef<bool> values(reinterpret_cast<const bool *>(bytes.data()),
+                                bytes.size());
+    return DenseElementsAttr::get(type, values);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+/// Copies `count` elements of `Bytes` bytes from `source` (every `stride`
+/// elements, possibly negative) to the contiguous `dest`. A fixed size lets
+/// the compiler turn each copy into one load and one store.
+template <size_t Bytes>
+void copyRow(const char *source, int64_t stride, int64_t count, char *dest) {
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(dest + i * Bytes, source + i * stride * int64_t(Bytes), Bytes);
+}
+
+void copyRow(size_t bytes, const char *source, int64_t stride, int64_t count,
+             char *dest) {
+  switch (bytes) {
+  case 1:
+    return copyRow<1>(source, stride, count, dest);
+  case 2:
+    return copyRow<2>(source, stride, count, dest);
+  case 4:
+    return copyRow<4>(source, stride, count, dest);
+  case 8:
+    return copyRow<8>(source, stride, count, dest);
+  default:
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(dest + i * bytes, source + i * stride * int64_t(bytes), bytes);
+  }
+}
+
+} // namespace
+
+bool RawElements::isSameSplat(const RawElements &other) const {
+  return isSplat && other.isSplat && elementBytes == other.elementBytes &&
+         std::memcmp(at(0), other.at(0), elementBytes) == 0;
+}
+
+std::optional<RawElements> readRawElements(Attribute attr) {
+  auto elements = llvm::dyn_cast_if_present<ElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  auto type = llvm::dyn_cast<RankedTensorType>(elements.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  RawElements result;
+  result.type = type;
+  result.elementBytes = movedElementBytes(type.getElementType());
+  bool isBool = type.getElementType().isInteger(1);
+  if (auto dense = llvm::dyn_cast<DenseIntOrFPElementsAttr>(attr)) {
+    result.isSplat = dense.isSplat();
+    if (isBool) {
+      // Unpacking through the value iterator keeps this code independent
+      // of how MLIR packs the bits.
+      if (result.isSplat) {
+        result.unpacked.push_back(dense.getSplatValue<bool>() ? 1 : 0);
+      } else {
+        result.unpacked.reserve(type.getNumElements());
+        for (bool value : dense.getValues<bool>())
+          result.unpacked.push_back(value ? 1 : 0);
+      }
+      return result;
+    }
+    result.data = dense.getRawData();
+  } else if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(attr)) {
+    // The bit layout of i1 resources is not MLIR's dense one; leave them.
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (isBool || !blob)
+      return std::nullopt;
+    result.data = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  size_t expected =
+      (result.isSplat ? 1 : type.getNumElements()) * result.elementBytes;
+  if (result.data.size() != expected)
+    return std::nullopt;
+  return result;
+}
+
+bool isMovableResult(RankedTensorType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return false;
+  return type.getNumElements() <=
+         kMaxMoveBytes /
+             static_cast<int64_t>(movedElementBytes(type.getElementType()));
+}
+
+DenseElementsAttr moveStrided(const RawElements &source,
+                              RankedTensorType resultType, int64_t offset,
+                              llvm::ArrayRef<int64_t> sourceStrides) {
+  size_t bytes = source.elementBytes;
+  if (!resultType.hasStaticShape())
+    return {};
+  if (source.isSplat)
+    return writeRaw(resultType, llvm::ArrayRef<char>(source.at(0), bytes));
+  llvm::ArrayRef<int64_t> shape = resultType.getShape();
+  int64_t total = resultType.getNumElements();
+  std::vector<char> result(total * bytes);
+  if (total == 0)
+    return writeRaw(resultType, result);
+  // Rank 0 moves one element; otherwise copy one innermost row at a time,
+  // walking the outer coordinates like an odometer.
+  int64_t rank = resultType.getRank();
+  int64_t rowLength = rank == 0 ? 1 : shape.back();
+  int64_t rowStride = rank == 0 ? 1 : sourceStrides.back();
+  llvm::SmallVector<int64_t> position(std::max<int64_t>(rank - 1, 0), 0);
+  int64_t sourceIndex = offset;
+  char *dest = result.data();
+  for (int64_t row = 0, rows = total / rowLength; row < rows; ++row) {
+    copyRow(bytes, source.at(sourceIndex), rowStride, rowLength, dest);
+    dest += rowLength * bytes;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      sourceIndex += sourceStrides[d];
+      if (++position[d] < shape[d])
+        break;
+      sourceIndex -= position[d] * sourceStrides[d];
+      position[d] = 0;
+    }
+  }
+  return writeRaw(resultType, result);
+}
+
+DenseElementsAttr concatElements(llvm::ArrayRef<RawElements> parts,
+                                 RankedTensorType resultType, int64_t axis) {
+  const RawElements &first = parts.front();
+  size_t bytes = first.elementBytes;
+  if (!resultType.hasStaticShape())
+    return {};
+  if (llvm::all_of(parts, [&](const RawElements &part) {
+        return part.isSameSplat(first);
+      }))
+    return writeRaw(resultType, llvm::ArrayRef<char>(first.at(0), bytes));
+  // Row-major: the result is a sequence of blocks, one per part, for each
+  // index of the dims before the axis.
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= resultType.getDimSize(d);
+  std::vector<char> result(resultType.getNumElements() * bytes);
+  char *dest = result.data();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const RawElements &part : parts) {
+      int64_t block = part.type.getNumElements() / outer;
+      copyRow(bytes, part.at(o * block), part.isSplat ? 0 : 1, block, dest);
+      dest += block * bytes;
+    }
+  }
+  return writeRaw(resultType, result);
 }
 
 bool isSplatOf(Attribute attr, double value) {

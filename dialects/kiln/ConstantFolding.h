@@ -5,6 +5,9 @@
 // file reads dense constants into flat vectors of doubles or int64s, writes
 // them back, and maps element indices for broadcasting and data movement.
 // Splat constants fold at any size, since only one value is computed.
+// Data movement that does not grow data (reshape, transpose, slice,
+// concat) copies raw storage instead, at any size up to kMaxMoveBytes, so
+// that weights are laid out at compile time rather than on every run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +25,18 @@
 
 namespace mlir::kiln {
 
-/// Largest non-splat result (in elements) that a folder computes. Larger
-/// constants stay as ops: folding them would bloat the IR and compile time
-/// for no run-time gain.
+/// Largest non-splat result (in elements) that a folder computes value by
+/// value (elementwise ops, reductions, gather, pad, broadcast). Larger
+/// results stay as ops: evaluating them through doubles would bloat compile
+/// time. Data movement that only copies storage is bounded by kMaxMoveBytes
+/// instead.
 inline constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// Largest result, in bytes, that a raw data-movement fold writes. Those
+/// folds copy storage without evaluating anything, so the element count
+/// does not matter; this only bounds the compiler's memory, since each
+/// folded constant is a new copy kept alive by the MLIRContext.
+inline constexpr int64_t kMaxMoveBytes = int64_t(256) << 20;
 
 /// The values of a constant tensor, flattened in row-major order. Floating
 /// point element types are held as doubles (exact for f16, bf16 and f32),
@@ -70,6 +81,56 @@ llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 DenseElementsAttr permuteElements(const ConstantTensor &source,
                                   RankedTensorType resultType,
                                   llvm::ArrayRef<int64_t> sourceIndices);
+
+/// The storage of a dense constant (DenseElementsAttr, or a
+/// DenseResourceElementsAttr whose blob is loaded) with a whole number of
+/// bytes per element, in row-major order. i1 values, which MLIR stores
+/// bit-packed, are unpacked to one byte each (0 or 1). A splat holds one
+/// element.
+class RawElements {
+public:
+  RankedTensorType type;
+  size_t elementBytes = 0;
+  bool isSplat = false;
+
+  /// The bytes of element `index` (of the only element for a splat).
+  const char *at(int64_t index) const {
+    const char *base = unpacked.empty() ? data.data() : unpacked.data();
+    return base + (isSplat ? 0 : index) * elementBytes;
+  }
+  /// Whether every element has the bytes of `other`'s every element (both
+  /// splats of the same bit pattern).
+  bool isSameSplat(const RawElements &other) const;
+
+private:
+  friend std::optional<RawElements> readRawElements(Attribute attr);
+  llvm::ArrayRef<char> data;    // the attribute's storage (not i1)
+  std::vector<char> unpacked;   // i1 only: one byte per element
+};
+
+/// Reads the storage of `attr` if it is a dense constant of a static shape
+/// with an integer or float element type. No size limit: nothing is copied
+/// except i1 data, which is unpacked.
+std::optional<RawElements> readRawElements(Attribute attr);
+
+/// True when a data-movement fold may write a result of `type`: a static
+/// shape of at most kMaxMoveBytes (i1 counted as one byte per element,
+/// as it is unpacked while moved).
+bool isMovableResult(RankedTensorType type);
+
+/// A constant of `resultType` (same element type as `source`) whose element
+/// at coordinates c is element `offset + sum_d c[d] * sourceStrides[d]` of
+/// `source`: transpose, slice (strides may be negative) and reshape (the
+/// result's own row-major strides). Bit-exact for every element type. A
+/// splat source gives a splat.
+DenseElementsAttr moveStrided(const RawElements &source,
+                              RankedTensorType resultType, int64_t offset,
+                              llvm::ArrayRef<int64_t> sourceStrides);
+
+/// The concatenation of `parts` along `axis` (in range) as a constant of
+/// `resultType`. Bit-exact; parts that are the same splat give a splat.
+DenseElementsAttr concatElements(llvm::ArrayRef<RawElements> parts,
+                                 RankedTensorType resultType, int64_t axis);
 
 /// True if `attr` is a constant whose every element equals `value`.
 bool isSplatOf(Attribute attr, double value);

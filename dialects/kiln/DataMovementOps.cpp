@@ -3,8 +3,11 @@
 // The ops that move elements without computing on them: reshape, transpose,
 // concat, slice, gather, pad and broadcast. Each infers its type from its
 // attributes, folds away when it is a no-op, merges with a producer of the
-// same kind where that is exact, and folds constant inputs by mapping
-// element indices.
+// same kind where that is exact, and folds constant inputs. Reshape,
+// transpose, slice and concat do not grow data: they copy the constant's
+// raw storage at any size (up to kMaxMoveBytes), so weights are laid out at
+// compile time. Gather, pad and broadcast can grow it and map element
+// indices within kMaxFoldElements (splats at any size).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +16,6 @@
 #include "dialects/kiln/OpHelpers.h"
 
 #include "mlir/IR/Builders.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -102,13 +103,14 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
       return getResult();
     }
   }
-  // Row-major order is unchanged, so a constant keeps its flat values.
-  std::optional<ConstantTensor> source = readConstant(adaptor.getInput());
-  if (!source || !getType().hasStaticShape())
+  // Row-major order is unchanged, so a constant keeps its flat storage:
+  // result element c is source element c . (the result's strides).
+  // A dynamic result type (shape entry -1) cannot hold a constant.
+  std::optional<RawElements> source = readRawElements(adaptor.getInput());
+  if (!source || !getType().hasStaticShape() ||
+      !(source->isSplat || isMovableResult(getType())))
     return {};
-  if (source->isFloat)
-    return writeFloats(getType(), source->floats);
-  return writeInts(getType(), source->ints);
+  return moveStrided(*source, getType(), 0, rowMajorStrides(getType().getShape()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -149,16 +151,18 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     setPerm(composed);
     return getResult();
   }
+  // A constant is permuted at any size (up to kMaxMoveBytes) by copying
+  // its storage: weights that a Gemm(transB=1) or a MatMul(x, Transpose(W))
+  // reads transposed are laid out once here, not on every run.
   RankedTensorType inputType = getInput().getType();
-  if (!inputType.hasStaticShape())
+  std::optional<RawElements> source = readRawElements(adaptor.getInput());
+  if (!source || !(source->isSplat || isMovableResult(getType())))
     return {};
-  SmallVector<int64_t> strides = rowMajorStrides(inputType.getShape());
-  return foldMovement(adaptor.getInput(), getType(), [&](ArrayRef<int64_t> out) {
-    int64_t index = 0;
-    for (size_t d = 0; d < out.size(); ++d)
-      index += out[d] * strides[perm[d]];
-    return index;
-  });
+  SmallVector<int64_t> inputStrides = rowMajorStrides(inputType.getShape());
+  SmallVector<int64_t> strides;
+  for (int64_t p : perm)
+    strides.push_back(inputStrides[p]);
+  return moveStrided(*source, getType(), 0, strides);
 }
 
 //===----------------------------------------------------------------------===//
@@ -191,53 +195,24 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1)
     return getInputs()[0];
   auto resultType = llvm::cast<RankedTensorType>(getType());
-  SmallVector<ConstantTensor> parts;
+  SmallVector<RawElements> parts;
   for (Attribute attr : adaptor.getInputs()) {
-    std::optional<ConstantTensor> part = readConstant(attr);
+    std::optional<RawElements> part = readRawElements(attr);
     if (!part)
       return {};
     parts.push_back(std::move(*part));
   }
-  // Splats of one value concatenate to a splat, which folds at any size
-  // like the splats of the other folders. (-0.0 and 0.0 differ; NaNs are
-  // never equal, so they are left alone.)
-  const ConstantTensor &first = parts.front();
-  auto sameSplat = [&](const ConstantTensor &part) {
-    if (!part.isSplat)
-      return false;
-    if (!part.isFloat)
-      return part.intAt(0) == first.intAt(0);
-    return part.floatAt(0) == first.floatAt(0) &&
-           std::signbit(part.floatAt(0)) == std::signbit(first.floatAt(0));
-  };
-  if (llvm::all_of(parts, sameSplat))
-    return first.isFloat ? writeFloats(resultType, first.floats)
-                         : writeInts(resultType, first.ints);
-  if (!isFoldableResult(resultType))
+  // Parts that are splats of one bit pattern concatenate to a splat, which
+  // folds at any size like the splats of the other folders. Otherwise the
+  // parts' storage is copied block by block, at any size up to
+  // kMaxMoveBytes: the result holds no more data than its parts.
+  bool oneSplat = llvm::all_of(parts, [&](const RawElements &part) {
+    return part.isSameSplat(parts.front());
+  });
+  if (!oneSplat && !isMovableResult(resultType))
     return {};
   int64_t axis = *shape::normalizeAxis(getAxis(), resultType.getRank());
-  // Row-major: the result is a sequence of blocks, one per input, for each
-  // index of the dims before the axis.
-  int64_t outer = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= resultType.getDimSize(d);
-  std::vector<double> floats;
-  std::vector<int64_t> ints;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (const ConstantTensor &part : parts) {
-      int64_t block = shape::numElements(part.type.getShape()) / std::max<int64_t>(outer, 1);
-      for (int64_t i = 0; i < block; ++i) {
-        int64_t index = o * block + i;
-        if (part.isFloat)
-          floats.push_back(part.floatAt(index));
-        else
-          ints.push_back(part.intAt(index));
-      }
-    }
-  }
-  if (parts.front().isFloat)
-    return writeFloats(resultType, floats);
-  return writeInts(resultType, ints);
+  return concatElements(parts, resultType, axis);
 }
 
 //===----------------------------------------------------------------------===//
@@ -262,17 +237,21 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (inputType == getType() && inputType.hasStaticShape() &&
       llvm::all_of(getSteps(), [](int64_t step) { return step == 1; }))
     return getInput();
-  if (!inputType.hasStaticShape())
+  // Result element c reads input element (starts + c * steps) . strides:
+  // a strided copy of the storage, at any size like transpose.
+  std::optional<RawElements> source = readRawElements(adaptor.getInput());
+  auto resultType = llvm::cast<RankedTensorType>(getType());
+  if (!source || !(source->isSplat || isMovableResult(resultType)))
     return {};
-  SmallVector<int64_t> strides = rowMajorStrides(inputType.getShape());
-  ArrayRef<int64_t> starts = getStarts();
-  ArrayRef<int64_t> steps = getSteps();
-  return foldMovement(adaptor.getInput(), getType(), [&](ArrayRef<int64_t> out) {
-    int64_t index = 0;
-    for (size_t d = 0; d < out.size(); ++d)
-      index += (starts[d] + out[d] * steps[d]) * strides[d];
-    return index;
-  });
+  SmallVector<int64_t> inputStrides = rowMajorStrides(inputType.getShape());
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  for (auto [start, step, stride] :
+       llvm::zip_equal(getStarts(), getSteps(), inputStrides)) {
+    offset += start * stride;
+    strides.push_back(step * stride);
+  }
+  return moveStrided(*source, resultType, offset, strides);
 }
 
 //===----------------------------------------------------------------------===//

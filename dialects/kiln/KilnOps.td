@@ -5,7 +5,9 @@
 // C++ side of each family lives in a file named after the family:
 // ElementwiseOps.cpp, ContractionOps.cpp, NormalizationOps.cpp (reduce as
 // well), DataMovementOps.cpp, ConstantOps.cpp, RecurrentOps.cpp,
-// IndexingOps.cpp, ResamplingOps.cpp.
+// IndexingOps.cpp, ResamplingOps.cpp. The canonicalization patterns that
+// fold batch_norm, mul and add into a preceding conv's constant weights are
+// in ConvFolding.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,9 +210,15 @@ class Kiln_BinaryOp<string mnemonic, Type tensorType, string formula,
   let hasFolder = 1;
 }
 
-def Kiln_AddOp : Kiln_BinaryOp<"add", Kiln_NumericTensor, "lhs + rhs", [Commutative]>;
+// add and mul by a per-channel constant after a conv fold into the conv's
+// bias and filter (ConvFolding.cpp).
+def Kiln_AddOp : Kiln_BinaryOp<"add", Kiln_NumericTensor, "lhs + rhs", [Commutative]> {
+  let hasCanonicalizer = 1;
+}
 def Kiln_SubOp : Kiln_BinaryOp<"sub", Kiln_NumericTensor, "lhs - rhs">;
-def Kiln_MulOp : Kiln_BinaryOp<"mul", Kiln_NumericTensor, "lhs * rhs", [Commutative]>;
+def Kiln_MulOp : Kiln_BinaryOp<"mul", Kiln_NumericTensor, "lhs * rhs", [Commutative]> {
+  let hasCanonicalizer = 1;
+}
 def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_NumericTensor,
     "lhs / rhs (integer division truncates toward zero)">;
 def Kiln_RemOp : Kiln_BinaryOp<"rem", Kiln_NumericTensor,
@@ -467,7 +475,9 @@ def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     Normalizes channel dimension 1 of `input` `[N, C, ...]` with running
     statistics: `(x - mean) / sqrt(variance + epsilon) * scale + bias`, where
-    `scale`, `bias`, `mean` and `variance` have shape `[C]`.
+    `scale`, `bias`, `mean` and `variance` have shape `[C]`. After a conv
+    with constant weights and constant parameters, it folds into the conv's
+    filter and bias (canonicalization).
 
     Example:
 
@@ -487,6 +497,7 @@ def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
     type($input) `,` type($scale) `,` type($bias) `,` type($mean) `,`
     type($variance)
   }];
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
