@@ -390,9 +390,9 @@ def pick_iterations(probe_ms, args):
     return int(max(args.min_iterations, min(args.max_iterations, args.round_seconds * 1e3 / max(probe_ms, 1e-3))))
 
 
-def pick_warmup(iterations, args):
-    # Big models run few iterations; a full --warmup each round would double their cost.
-    return max(1, min(args.warmup, iterations // 2))
+def pick_warmup(probe_ms, args):
+    """--warmup iterations, fewer for slow models: at most ~20 % of a round, at least 1."""
+    return max(1, min(args.warmup, int(0.2 * args.round_seconds * 1e3 / max(probe_ms, 1e-3))))
 
 
 # --- reporting --------------------------------------------------------------
@@ -580,7 +580,7 @@ def main():
                         errors[name][engine.name] = math.inf
                         engine_errors[(name, engine.name)] = str(e).split("\n")[0][:300]
 
-            counts, results = {}, {}
+            counts, warmups, results = {}, {}, {}
             for engine in list(engines):
                 try:
                     probe = engine.round(2, 1)
@@ -589,12 +589,12 @@ def main():
                     engines.remove(engine)
                     continue
                 counts[engine.name] = pick_iterations(probe, args)
+                warmups[engine.name] = pick_warmup(probe, args)
                 results[engine.name] = []
             for r in range(args.rounds):
                 order = engines[r % len(engines):] + engines[:r % len(engines)] if engines else []
                 for engine in order:
-                    n = counts[engine.name]
-                    results[engine.name].append(engine.round(n, pick_warmup(n, args)))
+                    results[engine.name].append(engine.round(counts[engine.name], warmups[engine.name]))
             latency[(name, threads)] = {e: statistics.median(v) for e, v in results.items()}
             iterations[(name, threads)] = counts
             for engine in engines:
@@ -657,8 +657,8 @@ def main():
     for path in paths:
         name = os.path.basename(path)
         e = errors.get(name, {})
-        out(f"  {os.path.splitext(name)[0]:22s} Kiln {e.get('Kiln', math.nan):9.2e}   "
-            f"OV {e.get('OV', math.nan):9.2e}")
+        out(f"  {os.path.splitext(name)[0]:22s} " + "   ".join(
+            f"{engine} " + (f"{e[engine]:9.2e}" if engine in e else f"{'-':>9s}") for engine in ("Kiln", "OV")))
     for name, message in compile_errors.items():
         out(f"kilnc failed on {name}: {message}")
     for (name, engine), message in engine_errors.items():
