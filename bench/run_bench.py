@@ -40,6 +40,7 @@ Usage (see bench/README.md): bench/bench.sh [--quick] [--models NAME...]
 """
 
 import argparse
+import atexit
 import math
 import os
 import re
@@ -515,6 +516,8 @@ def main():
 
     tmp = args.workdir or tempfile.mkdtemp(prefix="kiln-bench-")
     os.makedirs(tmp, exist_ok=True)
+    if not args.workdir:  # also on errors and Ctrl-C
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     cache_dir = args.model_cache or make_bench_models.default_cache_dir()
     paths = write_selected(names, tmp, cache_dir)
 
@@ -703,8 +706,6 @@ def main():
     out(f"total bench time {time.perf_counter() - T0:.0f} s")
     print("\n".join(lines))
 
-    if not args.workdir:
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
