@@ -5,7 +5,7 @@
 # with Kiln, onnxruntime and OpenVINO at 1 and 2 threads. Arguments go to
 # run_bench.py, e.g.
 #
-#   bench/bench.sh                       # everything (~10 min on 2 cores)
+#   bench/bench.sh                       # everything (~8 min on 2 busy cores)
 #   bench/bench.sh --quick               # fewer, shorter rounds
 #   bench/bench.sh --models resnet50 bert_base
 #
