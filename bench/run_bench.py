@@ -1,39 +1,47 @@
 #!/usr/bin/env python3
-"""Kiln vs onnxruntime on the real-architecture models (a benchmark, not a test).
+"""Kiln vs onnxruntime vs OpenVINO on every bench model (a benchmark, not a test).
 
-For each model of tests/models/make_real_models.py (ResNet-18, MobileNetV2,
-MobileNetV3-small, BERT encoder, GPT-2 block, LSTM) plus a 1024x1024x1024 f32
-MatMul model, this script
+The models: the real-architecture models of tests/models/make_real_models.py
+(ResNet-18, MobileNetV2, MobileNetV3-small, BERT encoder, GPT-2 block, LSTM,
+all scaled down), a 1024x1024x1024 f32 MatMul, and the full-size ResNet-50
+and BERT-base (seq 128) of bench/make_bench_models.py (random seeded weights,
+generated once into ~/.cache/kiln/bench-models/<hash>/). For each model this
+script
   * compiles it with kilnc (wall time of the kilnc process) and records the
     artifact size,
+  * checks Kiln's and OpenVINO's outputs against onnxruntime's once (max
+    abs error / max |onnxruntime output|, over all outputs),
   * for each thread count (--threads, default 1 and 2) alternates --rounds
     rounds of: N iterations of onnxruntime (in-process, CPU provider,
     intra_op_num_threads = T, inter_op_num_threads = 1, sequential
-    execution), then `kiln bench MODEL.kiln --threads T --iterations N`
-    (a subprocess; its p50 is used). N is chosen per model so that a round
-    takes about --round-seconds. Each engine's latency is the median over
-    rounds of its per-round median; the ratio is kiln / ort (< 1: Kiln faster),
-  * prints the stripped size of the runtime library (a stripped copy of
-    bazel-bin/runtime/libkilnrt.so; build it with
-    `bazel build //runtime:libkilnrt.so`),
+    execution), N iterations of OpenVINO (in-process, CPU,
+    INFERENCE_PRECISION_HINT f32, PERFORMANCE_HINT LATENCY,
+    INFERENCE_NUM_THREADS T), and `kiln bench MODEL.kiln --threads T
+    --iterations N` (a subprocess; its p50 is used, and its peak RSS kept).
+    The engine that starts a round rotates. N is chosen per engine so that a
+    round takes about --round-seconds. Each engine's latency is the median
+    over rounds of its per-round median; ratios are X / ORT (< 1: X faster),
+  * prints the geomean and the max of Kiln/ORT (and OV/ORT) per thread count,
+  * prints the runtime library's size (unstripped and a stripped copy),
   * prints the MatMul model's GFLOP/s (2 * 1024^3 / latency) next to the FMA
     peak (measured with a tiny C loop of independent FMA chains, AVX-512 or
-    AVX2 per /proc/cpuinfo, when a C compiler is there, else the ~163 GFLOP/s per core of
-    /work/shared/RECIPES.md), per thread count (peak x threads).
+    AVX2 per /proc/cpuinfo, when a C compiler is there, else the ~163 GFLOP/s
+    per core of /work/shared/RECIPES.md), per thread count (peak x threads),
+  * runs `kiln bench --profile` on the model with the largest Kiln/ORT ratio
+    and prints its top 5 rows, when `kiln bench` has --profile.
 
 Inputs: `kiln bench` takes no input files; it fills every input from its
 seeded generator (tools/kiln/tensor_files.cc FillRandom, seed 0). This
-script reproduces that generator bit for bit, so onnxruntime runs on exactly
-the same input values (floats uniform in [-1, 1], integers in [0, 4)).
+script reproduces that generator bit for bit, so onnxruntime and OpenVINO run
+on exactly the same input values (floats uniform in [-1, 1], integers in
+[0, 4)).
 
-Usage (see bench/README.md):
-
-    ~/.cache/kiln/venv/bin/python bench/run_bench.py \\
-        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln \\
-        --runtime-lib bazel-bin/runtime/libkilnrt.so
+Usage (see bench/README.md): bench/bench.sh [--quick] [--models NAME...]
 """
 
 import argparse
+import atexit
+import math
 import os
 import re
 import shutil
@@ -48,8 +56,16 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+try:
+    import openvino as ov
+except ImportError:  # the test venv has no OpenVINO; bench/setup.sh's venv has
+    ov = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+sys.path.insert(0, HERE)
+import make_bench_models  # noqa: E402
 import make_real_models  # noqa: E402
 
 RECIPES_PEAK_PER_CORE = 163.0  # GFLOP/s, /work/shared/RECIPES.md
@@ -170,6 +186,68 @@ def measure_fma_peak(tmp):
     return best
 
 
+# --- models -----------------------------------------------------------------
+
+SMALL_MODELS = list(make_real_models.MODELS)
+LARGE_MODELS = list(make_bench_models.MODELS)
+ALL_MODELS = SMALL_MODELS + [MATMUL_FILE] + LARGE_MODELS
+GROUPS = {"small": SMALL_MODELS + [MATMUL_FILE], "large": LARGE_MODELS}
+
+
+def select_models(requested):
+    """Model file names for --models (file names or stems, 'small', 'large'; commas allowed)."""
+    if not requested:
+        return list(ALL_MODELS)
+    wanted = set()
+    for item in requested:
+        for word in filter(None, item.split(",")):
+            if word in GROUPS:
+                wanted.update(GROUPS[word])
+                continue
+            name = word if word.endswith(".onnx") else word + ".onnx"
+            if name not in ALL_MODELS:
+                stems = ", ".join(os.path.splitext(m)[0] for m in ALL_MODELS)
+                raise SystemExit(f"run_bench.py: unknown model '{word}' (models: {stems}; groups: "
+                                 f"{', '.join(GROUPS)})")
+            wanted.add(name)
+    return [m for m in ALL_MODELS if m in wanted]
+
+
+def write_selected(names, workdir, cache_dir):
+    """Writes the selected models; returns their paths in ALL_MODELS order."""
+    paths = {}
+    for name in names:
+        if name in make_real_models.MODELS:
+            paths[name] = os.path.join(workdir, name)
+            make_real_models.MODELS[name](paths[name])
+        elif name == MATMUL_FILE:
+            paths[name] = write_matmul(os.path.join(workdir, MATMUL_FILE))
+    large = [n for n in names if n in make_bench_models.MODELS]
+    for path in make_bench_models.write_models(cache_dir, large, log=log):
+        paths[os.path.basename(path)] = path
+    return [paths[n] for n in names]
+
+
+# --- engines ----------------------------------------------------------------
+
+T0 = time.perf_counter()
+
+
+def log(message):
+    print(f"[{time.perf_counter() - T0:6.0f} s] {message}", file=sys.stderr, flush=True)
+
+
+def timed_loop(run, iterations, warmup):
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
 def ort_session(path, threads):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -179,32 +257,219 @@ def ort_session(path, threads):
     return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
-def ort_round(session, feeds, iterations, warmup):
-    for _ in range(warmup):
-        session.run(None, feeds)
-    times = []
-    for _ in range(iterations):
+class OrtEngine:
+    name = "ORT"
+
+    def __init__(self, path, threads, feeds):
+        self.session = ort_session(path, threads)
+        self.feeds = feeds
+
+    def outputs(self):
+        return dict(zip([o.name for o in self.session.get_outputs()], self.session.run(None, self.feeds)))
+
+    def round(self, iterations, warmup):
+        return timed_loop(lambda: self.session.run(None, self.feeds), iterations, warmup)
+
+
+def ov_config(threads):
+    return {"INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_NUM_THREADS": threads}
+
+
+class OvEngine:
+    name = "OV"
+    core = None
+
+    def __init__(self, path, threads, feeds):
+        if OvEngine.core is None:
+            OvEngine.core = ov.Core()
         start = time.perf_counter()
-        session.run(None, feeds)
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        self.compiled = OvEngine.core.compile_model(path, "CPU", ov_config(threads))
+        self.compile_seconds = time.perf_counter() - start
+        self.request = self.compiled.create_infer_request()
+        self.feeds = feeds
+
+    def outputs(self):
+        result = self.request.infer(self.feeds)
+        return {port.get_any_name(): np.array(value) for port, value in result.items()}
+
+    def round(self, iterations, warmup):
+        # Shared inputs and outputs: no copies around the timed call.
+        return timed_loop(lambda: self.request.infer(self.feeds, share_inputs=True, share_outputs=True),
+                          iterations, warmup)
 
 
 P50_RE = re.compile(r"latency ms: p50 ([0-9.]+)")
 
 
-def kiln_round(kiln, artifact, threads, iterations, warmup):
-    proc = subprocess.run([kiln, "bench", artifact, "--threads", str(threads), "--iterations",
-                           str(iterations), "--warmup", str(warmup)],
-                          capture_output=True, text=True)
-    m = P50_RE.search(proc.stdout)
-    if proc.returncode != 0 or not m:
-        raise RuntimeError(f"kiln bench failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
-    return float(m.group(1))
+TIME = shutil.which("time", path="/usr/bin:/bin")
+
+
+def run_measured(cmd):
+    """Runs cmd; returns (exit code, stdout, stderr, peak RSS in bytes or None).
+
+    The peak RSS comes from /usr/bin/time (GNU time), which forks cmd itself:
+    the ru_maxrss that wait4 reports for a child of this process would start
+    at this process's own RSS (Linux carries the pre-exec high-water mark
+    over exec), i.e. the hundreds of MB of the onnxruntime and OpenVINO
+    sessions held here.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        rss_file = os.path.join(tmp, "rss")
+        wrapped = [TIME, "-q", "-f", "%M", "-o", rss_file] + cmd if TIME else cmd
+        proc = subprocess.run(wrapped, capture_output=True, text=True, errors="replace")
+        rss = None
+        try:
+            with open(rss_file) as f:
+                rss = int(f.read().split()[-1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return proc.returncode, proc.stdout, proc.stderr, rss
+
+
+class KilnEngine:
+    name = "Kiln"
+
+    def __init__(self, kiln, artifact, threads):
+        self.kiln, self.artifact, self.threads = kiln, artifact, threads
+        self.peak_rss = 0
+
+    def bench(self, iterations, warmup, extra=()):
+        cmd = [self.kiln, "bench", self.artifact, "--threads", str(self.threads), "--iterations",
+               str(iterations), "--warmup", str(warmup)] + list(extra)
+        code, out, err, rss = run_measured(cmd)
+        self.peak_rss = max(self.peak_rss, rss or 0)
+        m = P50_RE.search(out)
+        if code != 0 or not m:
+            raise RuntimeError(f"kiln bench failed ({code}): {err.strip()[:500]}")
+        return float(m.group(1)), out
+
+    def round(self, iterations, warmup):
+        return self.bench(iterations, warmup)[0]
+
+
+def safe_file_name(name):
+    """tools/kiln/tensor_files.cc SafeFileName: what `kiln run --output-dir` names files."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
+    return "_" + safe if safe in ("", ".", "..") else safe
+
+
+def kiln_outputs(kiln, artifact, feeds, names, outdir, threads):
+    """Outputs `names` of `kiln run` on feeds (passed as .npy files)."""
+    os.makedirs(outdir, exist_ok=True)
+    cmd = [kiln, "run", artifact, "--output-dir", outdir, "--threads", str(threads)]
+    for name, value in feeds.items():
+        path = os.path.join(outdir, safe_file_name(name) + ".in.npy")
+        np.save(path, value)
+        cmd += ["--input", f"{name}={path}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"kiln run failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
+    result = {}
+    for name in names:
+        path = os.path.join(outdir, safe_file_name(name) + ".npy")
+        if os.path.exists(path):
+            result[name] = np.load(path)
+    return result
+
+
+def relative_error(got, want):
+    """max |got - want| / max |want| over all outputs (inf when one is missing or misshapen)."""
+    worst = 0.0
+    for name, w in want.items():
+        g = got.get(name)
+        if g is None or np.shape(g) != np.shape(w):
+            return math.inf
+        w = np.asarray(w, np.float64)
+        g = np.asarray(g, np.float64)
+        scale = max(float(np.max(np.abs(w))) if w.size else 0.0, 1e-6)
+        worst = max(worst, float(np.max(np.abs(g - w))) / scale if w.size else 0.0)
+    return worst
+
+
+def pick_iterations(probe_ms, args):
+    return int(max(args.min_iterations, min(args.max_iterations, args.round_seconds * 1e3 / max(probe_ms, 1e-3))))
+
+
+def pick_warmup(probe_ms, args):
+    """--warmup iterations, fewer for slow models: at most ~20 % of a round, at least 1."""
+    return max(1, min(args.warmup, int(0.2 * args.round_seconds * 1e3 / max(probe_ms, 1e-3))))
+
+
+# --- reporting --------------------------------------------------------------
 
 
 def fmt_bytes(n):
-    return f"{n / 1024:.0f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.2f} MiB"
+    return f"{n / 1024:.0f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
+
+
+def fmt_ms(x):
+    return "-" if x is None else (f"{x:.3f}" if x < 100 else f"{x:.1f}")
+
+
+def fmt_ratio(a, b):
+    return "-" if a is None or b is None else f"{a / b:.2f}"
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def kiln_has_profile(kiln):
+    texts = []
+    for cmd in ([kiln, "bench", "--help"], [kiln, "--help"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        texts.append(proc.stdout + proc.stderr)
+    return any("--profile" in t for t in texts)
+
+
+def profile_rows(text, count=5):
+    """The header and first `count` rows of the profile table in `kiln bench --profile` output.
+
+    The table's format is not fixed yet, so: rows are lines with at least two
+    numeric fields; the table is the longest run of consecutive rows; its
+    header is the (up to two) lines just before it.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in lines if not (P50_RE.search(line) or line.startswith("throughput:")
+                                            or re.search(r": \d+ iterations \(", line))]
+
+    def is_row(line):
+        return sum(bool(re.fullmatch(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?%?,?", t)) for t in line.split()) >= 2
+
+    best, start = (0, 0), None
+    for i, line in enumerate(lines + [""]):
+        if i < len(lines) and is_row(line):
+            start = i if start is None else start
+        elif start is not None:
+            best = max(best, (i - start, -start))
+            start = None
+    length, first = best[0], -best[1]
+    if length == 0:
+        return lines[:count + 2]
+    return lines[max(0, first - 2):first] + lines[first:first + min(count, length)]
+
+
+def runtime_library_line(lib, tmp):
+    if not os.path.exists(lib):
+        return f"runtime library: {lib} not found (bazel build //runtime:libkilnrt.so)"
+    stripped = os.path.join(tmp, "libkilnrt.stripped.so")
+    shutil.copyfile(lib, stripped)
+    os.chmod(stripped, 0o644)
+    ok = subprocess.run(["strip", stripped], capture_output=True).returncode == 0
+    return (f"runtime library libkilnrt.so: {fmt_bytes(os.path.getsize(lib))} unstripped, "
+            + (f"{fmt_bytes(os.path.getsize(stripped))} stripped" if ok else "strip failed"))
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+# --- main -------------------------------------------------------------------
 
 
 def main():
@@ -214,93 +479,233 @@ def main():
     parser.add_argument("--runtime-lib", default=os.path.join(ROOT, "bazel-bin/runtime/libkilnrt.so"))
     parser.add_argument("--kilnc-flag", action="append", default=[],
                         help="extra kilnc flag, e.g. --kilnc-flag=--cpu=x86-64-v4 (repeatable)")
+    parser.add_argument("--models", "--only", nargs="+", action="extend", metavar="NAME",
+                        help="models to run (file names or stems, e.g. resnet50 bert_base; "
+                             "groups: small, large; default: all)")
+    parser.add_argument("--list", action="store_true", help="list the models and exit")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer, shorter rounds (3 x 0.25 s, at least 3 iterations)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--round-seconds", type=float, default=0.5,
-                        help="target duration of one round of one engine (sets N per model)")
-    parser.add_argument("--min-iterations", type=int, default=5)
+    parser.add_argument("--rounds", type=int, help="alternating rounds (default 5, --quick 3)")
+    parser.add_argument("--round-seconds", type=float,
+                        help="target duration of one round of one engine, sets N per engine and model "
+                             "(default 0.5, --quick 0.25)")
+    parser.add_argument("--min-iterations", type=int, help="default 5, --quick 3")
     parser.add_argument("--max-iterations", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--only", action="append", help="model file name(s), e.g. bert_encoder.onnx")
-    parser.add_argument("--workdir", help="keep models and artifacts here (default: a temp dir)")
+    parser.add_argument("--no-openvino", action="store_true", help="skip OpenVINO")
+    parser.add_argument("--no-profile", action="store_true", help="skip kiln bench --profile")
+    parser.add_argument("--workdir", help="keep models and artifacts here (default: a temp dir, removed)")
+    parser.add_argument("--model-cache", default=None,
+                        help="where the large models are generated and kept (default: "
+                             "$KILN_CACHE/bench-models/<generator hash>, KILN_CACHE=~/.cache/kiln)")
     args = parser.parse_args()
+    if args.list:
+        print("\n".join(os.path.splitext(m)[0] for m in ALL_MODELS))
+        return 0
+    args.rounds = args.rounds or (3 if args.quick else 5)
+    args.round_seconds = args.round_seconds or (0.25 if args.quick else 0.5)
+    args.min_iterations = args.min_iterations or (3 if args.quick else 5)
+    names = select_models(args.models)
+    for tool in (args.kilnc, args.kiln):
+        if not os.access(tool, os.X_OK):
+            raise SystemExit(f"run_bench.py: {tool} not found; build it (see bench/README.md)")
+    use_ov = ov is not None and not args.no_openvino
+    if ov is None and not args.no_openvino:
+        log("openvino is not installed in this Python; run bench/setup.sh (OpenVINO columns will be empty)")
 
     tmp = args.workdir or tempfile.mkdtemp(prefix="kiln-bench-")
     os.makedirs(tmp, exist_ok=True)
-    paths = make_real_models.write_models(tmp) + [write_matmul(os.path.join(tmp, MATMUL_FILE))]
-    if args.only:
-        paths = [p for p in paths if os.path.basename(p) in args.only]
+    if not args.workdir:  # also on errors and Ctrl-C
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    cache_dir = args.model_cache or make_bench_models.default_cache_dir()
+    paths = write_selected(names, tmp, cache_dir)
 
     # Compile.
-    compiled = {}
+    compiled = {}  # name -> (artifact, seconds, size)
+    compile_errors = {}
     for path in paths:
         name = os.path.basename(path)
-        artifact = os.path.splitext(path)[0] + ".kiln"
+        artifact = os.path.join(tmp, os.path.splitext(name)[0] + ".kiln")
+        log(f"kilnc {name}")
         start = time.perf_counter()
         proc = subprocess.run([args.kilnc, path, "-o", artifact] + args.kilnc_flag,
                               capture_output=True, text=True)
         seconds = time.perf_counter() - start
         if proc.returncode != 0:
-            print(f"{name}: kilnc failed: {proc.stderr.strip()[:300]}", file=sys.stderr)
+            message = " ".join(proc.stderr.split())[:400] or f"exit status {proc.returncode}"
+            compile_errors[name] = message
+            log(f"{name}: kilnc failed after {seconds:.1f} s: {message}")
             continue
-        compiled[name] = (path, artifact, seconds, os.path.getsize(artifact))
-        print(f"compiled {name} in {seconds:.1f} s", file=sys.stderr)
+        compiled[name] = (artifact, seconds, os.path.getsize(artifact))
+        log(f"compiled {name} in {seconds:.1f} s, {fmt_bytes(os.path.getsize(artifact))}")
 
-    # Latency, alternating ORT / Kiln.
-    latency = {}  # (name, threads) -> (ort ms, kiln ms, iterations)
+    # Latency: rounds alternate between the engines, for each thread count.
+    latency = {}  # (name, threads) -> {engine: ms}
+    iterations = {}  # (name, threads) -> {engine: N}
+    errors = {}  # name -> {engine: max abs error / max |ORT output|}
+    ov_compile = {}  # name -> seconds (first thread count)
+    kiln_rss = {}  # name -> bytes
+    engine_errors = {}  # (name, engine) -> message
     for threads in args.threads:
-        for name, (path, artifact, _, _) in compiled.items():
-            model = onnx.load(path)
-            feeds = kiln_inputs(model)
-            session = ort_session(path, threads)
-            probe = ort_round(session, feeds, 3, 1)
-            n = int(max(args.min_iterations, min(args.max_iterations,
-                                                 args.round_seconds * 1e3 / max(probe, 1e-3))))
-            ort_ms, kiln_ms = [], []
-            for _ in range(args.rounds):
-                ort_ms.append(ort_round(session, feeds, n, args.warmup))
-                kiln_ms.append(kiln_round(args.kiln, artifact, threads, n, args.warmup))
-            latency[(name, threads)] = (statistics.median(ort_ms), statistics.median(kiln_ms), n)
-            print(f"  {name} T={threads}: ort {ort_ms}  kiln {kiln_ms}", file=sys.stderr)
+        for path in paths:
+            name = os.path.basename(path)
+            feeds = kiln_inputs(onnx.load(path, load_external_data=False))
+            engines = []
+            try:
+                engines.append(OrtEngine(path, threads, feeds))
+            except Exception as e:  # noqa: BLE001 -- report and go on
+                engine_errors[(name, "ORT")] = str(e).split("\n")[0][:300]
+            if use_ov:
+                try:
+                    engine = OvEngine(path, threads, feeds)
+                    ov_compile.setdefault(name, engine.compile_seconds)
+                    engines.append(engine)
+                except Exception as e:  # noqa: BLE001
+                    engine_errors[(name, "OV")] = str(e).split("\n")[0][:300]
+            if name in compiled:
+                engines.append(KilnEngine(args.kiln, compiled[name][0], threads))
 
-    # Sizes and peak.
-    lib = args.runtime_lib
-    lib_line = f"runtime library: {lib} not found (bazel build //runtime:libkilnrt.so)"
-    if os.path.exists(lib):
-        stripped = os.path.join(tmp, "libkilnrt.stripped.so")
-        shutil.copyfile(lib, stripped)
-        os.chmod(stripped, 0o644)
-        ok = subprocess.run(["strip", stripped], capture_output=True).returncode == 0
-        lib_line = (f"runtime library libkilnrt.so: {fmt_bytes(os.path.getsize(lib))} unstripped, "
-                    + (f"{fmt_bytes(os.path.getsize(stripped))} stripped" if ok else "strip failed"))
+            # Outputs against onnxruntime's, once per model.
+            if name not in errors and engines and engines[0].name == "ORT":
+                reference = engines[0].outputs()
+                errors[name] = {}
+                for engine in engines[1:]:
+                    try:
+                        if engine.name == "OV":
+                            got = engine.outputs()
+                        else:
+                            outdir = os.path.join(tmp, os.path.splitext(name)[0] + ".out")
+                            got = kiln_outputs(args.kiln, compiled[name][0], feeds, list(reference),
+                                               outdir, threads)
+                        errors[name][engine.name] = relative_error(got, reference)
+                    except Exception as e:  # noqa: BLE001
+                        errors[name][engine.name] = math.inf
+                        engine_errors[(name, engine.name)] = str(e).split("\n")[0][:300]
+
+            counts, warmups, results = {}, {}, {}
+            for engine in list(engines):
+                try:
+                    probe = engine.round(2, 1)
+                except Exception as e:  # noqa: BLE001
+                    engine_errors[(name, engine.name)] = str(e).split("\n")[0][:300]
+                    engines.remove(engine)
+                    continue
+                counts[engine.name] = pick_iterations(probe, args)
+                warmups[engine.name] = pick_warmup(probe, args)
+                results[engine.name] = []
+            for r in range(args.rounds):
+                order = engines[r % len(engines):] + engines[:r % len(engines)] if engines else []
+                for engine in order:
+                    results[engine.name].append(engine.round(counts[engine.name], warmups[engine.name]))
+            latency[(name, threads)] = {e: statistics.median(v) for e, v in results.items()}
+            iterations[(name, threads)] = counts
+            for engine in engines:
+                if engine.name == "Kiln" and engine.peak_rss:
+                    kiln_rss[name] = max(kiln_rss.get(name, 0), engine.peak_rss)
+            log(f"{name} T={threads}: " + "  ".join(
+                f"{e} (N={counts[e]}) " + " ".join(f"{x:.3f}" for x in v) for e, v in results.items()))
+            del engines
+
+    # Table.
+    lines = []
+    out = lines.append
+    out(f"Kiln vs onnxruntime {ort.__version__} vs OpenVINO "
+        f"{ov.get_version().split('-')[0] if use_ov else '(not run)'} on {cpu_name()}, "
+        f"{os.cpu_count()} CPUs")
+    out(f"{args.rounds} alternating rounds per model and thread count, ~{args.round_seconds} s per "
+        f"engine and round; latency = median of per-round medians (ORT, OV) / p50s (kiln bench)")
+    out("")
+    header = (f"{'model':22s} {'kilnc s':>7s} {'artifact':>9s} {'Kiln RSS':>9s} {'thr':>3s} "
+              f"{'Kiln ms':>9s} {'ORT ms':>9s} {'OV ms':>9s} {'kiln/ort':>8s} {'ov/ort':>6s}")
+    out(header)
+    out("-" * len(header))
+    for path in paths:
+        name = os.path.basename(path)
+        stem = os.path.splitext(name)[0]
+        if name in compiled:
+            _, seconds, size = compiled[name]
+            head = (f"{stem:22s} {seconds:7.1f} {fmt_bytes(size):>9s} "
+                    f"{fmt_bytes(kiln_rss[name]) if name in kiln_rss else '-':>9s}")
+        else:
+            head = f"{stem:22s} {'FAILED':>7s} {'-':>9s} {'-':>9s}"
+        for threads in args.threads:
+            lat = latency.get((name, threads), {})
+            k, o, v = lat.get("Kiln"), lat.get("ORT"), lat.get("OV")
+            out(f"{head} {threads:3d} {fmt_ms(k):>9s} {fmt_ms(o):>9s} {fmt_ms(v):>9s} "
+                f"{fmt_ratio(k, o):>8s} {fmt_ratio(v, o):>6s}")
+            head = " " * len(head)
+    out("")
+    worst = None  # (ratio, name, threads)
+    for threads in args.threads:
+        pairs = {n: latency[(n, threads)] for n in names if (n, threads) in latency}
+        kr = {n: l["Kiln"] / l["ORT"] for n, l in pairs.items() if "Kiln" in l and "ORT" in l}
+        vr = {n: l["OV"] / l["ORT"] for n, l in pairs.items() if "OV" in l and "ORT" in l}
+        parts = [f"{threads} thread(s):"]
+        if kr:
+            top = max(kr, key=kr.get)
+            parts.append(f"Kiln/ORT geomean {geomean(list(kr.values())):.2f} over {len(kr)} models, "
+                         f"max {kr[top]:.2f} ({os.path.splitext(top)[0]});")
+            if worst is None or kr[top] > worst[0]:
+                worst = (kr[top], top, threads)
+        if vr:
+            top = max(vr, key=vr.get)
+            parts.append(f"OV/ORT geomean {geomean(list(vr.values())):.2f}, max {vr[top]:.2f} "
+                         f"({os.path.splitext(top)[0]})")
+        out(" ".join(parts))
+    out("")
+    out("max |X - ORT| / max |ORT| over the outputs, same inputs"
+        + (f"; OV compile_model s: {', '.join(f'{os.path.splitext(n)[0]} {s:.1f}' for n, s in ov_compile.items())}"
+           if ov_compile else ""))
+    for path in paths:
+        name = os.path.basename(path)
+        e = errors.get(name, {})
+        out(f"  {os.path.splitext(name)[0]:22s} " + "   ".join(
+            f"{engine} " + (f"{e[engine]:9.2e}" if engine in e else f"{'-':>9s}") for engine in ("Kiln", "OV")))
+    for name, message in compile_errors.items():
+        out(f"kilnc failed on {name}: {message}")
+    for (name, engine), message in engine_errors.items():
+        out(f"{engine} failed on {name}: {message}")
+    out("")
+
+    out(runtime_library_line(args.runtime_lib, tmp))
     peak = measure_fma_peak(tmp)
     peak_note = "measured here: independent FMA chains, best of 3" if peak else "from RECIPES.md"
     peak = peak or RECIPES_PEAK_PER_CORE
-
-    print()
-    print(f"onnxruntime {ort.__version__}; {args.rounds} alternating rounds per model and thread "
-          f"count; latency = median of per-round medians (ORT) / p50s (kiln bench)")
-    header = (f"{'model':24s} {'compile s':>9s} {'artifact':>10s} {'thr':>3s} {'iters':>5s} "
-              f"{'ORT ms':>9s} {'Kiln ms':>9s} {'kiln/ort':>8s}")
-    print(header)
-    print("-" * len(header))
-    for name, (_, _, seconds, size) in compiled.items():
-        for threads in args.threads:
-            if (name, threads) not in latency:
-                continue
-            o, k, n = latency[(name, threads)]
-            print(f"{name:24s} {seconds:9.1f} {fmt_bytes(size):>10s} {threads:3d} {n:5d} "
-                  f"{o:9.3f} {k:9.3f} {k / o:8.2f}")
-    print()
-    print(lib_line)
-    print(f"FMA peak per core: {peak:.0f} GFLOP/s ({peak_note})")
+    out(f"FMA peak per core: {peak:.0f} GFLOP/s ({peak_note})")
+    flop = 2.0 * MATMUL_N ** 3
     for threads in args.threads:
-        if (MATMUL_FILE, threads) in latency:
-            o, k, _ = latency[(MATMUL_FILE, threads)]
-            flop = 2.0 * MATMUL_N ** 3
-            print(f"MatMul {MATMUL_N}^3 f32, {threads} thread(s): Kiln {flop / k / 1e6:.1f} GFLOP/s "
-                  f"({100 * flop / k / 1e6 / (peak * threads):.0f}% of {peak * threads:.0f}), "
-                  f"ORT {flop / o / 1e6:.1f} GFLOP/s")
+        lat = latency.get((MATMUL_FILE, threads))
+        if not lat:
+            continue
+        figures = [f"{e} {flop / lat[e] / 1e6:.1f} GFLOP/s"
+                   + (f" ({100 * flop / lat[e] / 1e6 / (peak * threads):.0f}% of {peak * threads:.0f})"
+                      if e == "Kiln" else "")
+                   for e in ("Kiln", "ORT", "OV") if e in lat]
+        out(f"MatMul {MATMUL_N}^3 f32, {threads} thread(s): " + ", ".join(figures))
+
+    # Profile of the model with the largest Kiln/ORT ratio.
+    if not args.no_profile and worst is not None:
+        ratio, name, threads = worst
+        out("")
+        if kiln_has_profile(args.kiln):
+            n = max(3, iterations[(name, threads)].get("Kiln", 3))
+            log(f"kiln bench --profile {name} T={threads}")
+            try:
+                _, text = KilnEngine(args.kiln, compiled[name][0], threads).bench(n, 1, ["--profile"])
+                log("kiln bench --profile output:\n" + text)
+                out(f"kiln bench --profile on {os.path.splitext(name)[0]} (largest Kiln/ORT, {ratio:.2f}, "
+                    f"{threads} thread(s), {n} iterations), top 5:")
+                lines.extend("  " + line for line in profile_rows(text))
+            except RuntimeError as e:
+                out(f"kiln bench --profile on {name} failed: {e}")
+        else:
+            out(f"profile: `kiln bench --help` does not mention --profile (not in this build); "
+                f"would profile {os.path.splitext(name)[0]} (largest Kiln/ORT, {ratio:.2f}, {threads} thread(s))")
+    out("")
+    out(f"total bench time {time.perf_counter() - T0:.0f} s")
+    print("\n".join(lines))
+
     return 0
 
 
