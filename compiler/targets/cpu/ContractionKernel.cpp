@@ -18,63 +18,105 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
+
 namespace mlir::kiln::cpu {
+
+namespace {
+
+// out += a * b, in any operand order: the body of every contraction and
+// convolution generic.
+bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block &body = op->getRegion(0).front();
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  if ((add.getLhs() == acc) == (add.getRhs() == acc))
+    return false;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+// Whether `expr` is `d_n + (terms without d_n)`: consecutive lanes read
+// consecutive elements.
+bool isUnitStrideIn(AffineExpr expr, unsigned n, unsigned numDims) {
+  if (!expr.isFunctionOfDim(n))
+    return false;
+  AffineExpr rest = simplifyAffineExpr(
+      expr - getAffineDimExpr(n, expr.getContext()), numDims, 0);
+  return !rest.isFunctionOfDim(n);
+}
+
+} // namespace
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !linalg::isaContractionOpInterface(op))
+      !isMultiplyAccumulate(op))
     return failure();
   for (OpOperand &operand : op->getOpOperands())
     if (!getElementTypeOrSelf(operand.get().getType()).isF32())
       return failure();
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->k.size() != 1 || dims->m.empty() ||
-      dims->n.empty())
-    return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps[2];
-  if (outMap.getNumResults() == 0 || !outMap.isProjectedPermutation())
+  unsigned numLoops = op.getNumLoops();
+  if (outMap.getNumResults() < 2 || !outMap.isProjectedPermutation())
     return failure();
-  auto lastDim = [](AffineMap map) -> std::optional<unsigned> {
-    if (map.getNumResults() == 0)
-      return std::nullopt;
-    if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
-      return dim.getPosition();
-    return std::nullopt;
-  };
-  std::optional<unsigned> n = lastDim(outMap);
-  if (!n || !llvm::is_contained(dims->n, *n))
-    return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ContractionLoops loops;
-  loops.n = *n;
-  loops.k = dims->k.front();
-  // B is the input holding n; it must be innermost there too, so that one
-  // vector load reads nr lanes.
-  if (lastDim(maps[1]) == n) {
+  loops.n = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  // B: the input whose innermost index moves with the lanes, one for one,
+  // and no other index does; A must not depend on the lanes at all.
+  auto lanesOperand = [&](AffineMap map) {
+    if (map.getNumResults() == 0 ||
+        !isUnitStrideIn(map.getResults().back(), loops.n, numLoops))
+      return false;
+    return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(loops.n);
+    });
+  };
+  auto independentOfLanes = [&](AffineMap map) {
+    return llvm::none_of(map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(loops.n);
+    });
+  };
+  if (lanesOperand(maps[1]) && independentOfLanes(maps[0])) {
     loops.lhs = 0;
     loops.rhs = 1;
-  } else if (lastDim(maps[0]) == n) {
+  } else if (lanesOperand(maps[0]) && independentOfLanes(maps[1])) {
     loops.lhs = 1;
     loops.rhs = 0;
   } else {
     return failure();
   }
-  // The row dim: the output's second-innermost dim when it is an m dim.
-  loops.m = dims->m.back();
-  if (outMap.getNumResults() >= 2)
-    if (auto dim = dyn_cast<AffineDimExpr>(
-            outMap.getResult(outMap.getNumResults() - 2)))
-      if (llvm::is_contained(dims->m, dim.getPosition()))
-        loops.m = dim.getPosition();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
-    if (d == loops.m || d == loops.n || d == loops.k)
+  // Rows: the output's second-innermost dim.
+  loops.m = cast<AffineDimExpr>(outMap.getResult(outMap.getNumResults() - 2))
+                .getPosition();
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (iterators[d] == utils::IteratorType::reduction) {
+      loops.reductions.push_back(d);
       continue;
-    if (iterators[d] != utils::IteratorType::parallel)
-      return failure();
-    loops.outer.push_back(d);
+    }
+    if (d != loops.m && d != loops.n)
+      loops.outer.push_back(d);
   }
+  if (loops.reductions.empty())
+    return failure();
+  auto usesRows = [&](AffineMap map) {
+    return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(loops.m);
+    });
+  };
+  loops.scalarPerRow = usesRows(maps[loops.lhs]);
+  loops.vectorPerRow = usesRows(maps[loops.rhs]);
   return loops;
 }
 
@@ -122,8 +164,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   FailureOr<ContractionLoops> loops = matchContraction(op);
   if (failed(loops))
     return op.emitOpError("is not a contraction the register-tiled kernel "
-                          "handles (f32 multiply-add, one reduction dim, "
-                          "output lanes contiguous in one operand)");
+                          "handles (f32 multiply-add, output lanes "
+                          "contiguous in one operand and absent from the "
+                          "other)");
   Value a = op.getDpsInputOperand(loops->lhs)->get();
   Value b = op.getDpsInputOperand(loops->rhs)->get();
   Value c = op.getDpsInitOperand(0)->get();
@@ -155,7 +198,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   // K blocks outermost: the B sub-panel of one block (kTile x lanes) stays
   // in L1 while every row tile of the workgroup passes over it.
-  Value kSize = sizes[loops->k];
+  Value kSize = sizes[loops->reductions.front()];
   Value kStep = kTile > 0 ? index(kTile) : kSize;
   auto kBlocks = scf::ForOp::create(rewriter, loc, zero, kSize, kStep);
   rewriter.setInsertionPointToStart(kBlocks.getBody());
@@ -244,24 +287,59 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     } else {
       init = loadC(builder, l);
     }
-    auto kLoop = scf::ForOp::create(
-        builder, l, k0, kEnd, one, init,
-        [&](OpBuilder &body, Location bl, Value k, ValueRange acc) {
-          SmallVector<Value> at(dims);
-          at[loops->k] = k;
-          Value bVector = load(body, bl, b, operandIndices(body, bl, bMap, at));
-          SmallVector<Value> next;
-          for (int64_t i = 0; i < rows; ++i) {
-            at[loops->m] = readRows[i];
-            Value scalar = memref::LoadOp::create(
-                body, bl, a, operandIndices(body, bl, aMap, at));
-            Value broadcast =
-                vector::BroadcastOp::create(body, bl, vectorType, scalar);
-            next.push_back(
-                vector::FMAOp::create(body, bl, broadcast, bVector, acc[i]));
-          }
-          scf::YieldOp::create(body, bl, next);
-        });
+    // The reduction nest: K blocks split the outermost reduction dim; the
+    // accumulators are carried through every level.
+    auto fmaStep = [&](OpBuilder &body, Location bl, ArrayRef<Value> at,
+                       ValueRange acc) {
+      SmallVector<Value> point(at);
+      Value sharedB, sharedA;
+      if (!loops->vectorPerRow)
+        sharedB = load(body, bl, b, operandIndices(body, bl, bMap, point));
+      if (!loops->scalarPerRow)
+        sharedA = vector::BroadcastOp::create(
+            body, bl, vectorType,
+            memref::LoadOp::create(body, bl, a,
+                                   operandIndices(body, bl, aMap, point)));
+      SmallVector<Value> next;
+      for (int64_t i = 0; i < rows; ++i) {
+        point[loops->m] = readRows[i];
+        Value bVector = sharedB ? sharedB
+                                : load(body, bl, b,
+                                       operandIndices(body, bl, bMap, point));
+        Value aVector =
+            sharedA ? sharedA
+                    : vector::BroadcastOp::create(
+                          body, bl, vectorType,
+                          memref::LoadOp::create(
+                              body, bl, a,
+                              operandIndices(body, bl, aMap, point)))
+                          .getResult();
+        next.push_back(
+            vector::FMAOp::create(body, bl, aVector, bVector, acc[i]));
+      }
+      return next;
+    };
+    std::function<SmallVector<Value>(OpBuilder &, Location, size_t,
+                                     SmallVector<Value>, ValueRange)>
+        nest = [&](OpBuilder &nb, Location nl, size_t level,
+                   SmallVector<Value> at, ValueRange acc) {
+          unsigned d = loops->reductions[level];
+          Value lower = level == 0 ? k0 : zero;
+          Value upper = level == 0 ? kEnd : sizes[d];
+          auto loop = scf::ForOp::create(
+              nb, nl, lower, upper, one, acc,
+              [&](OpBuilder &body, Location bl, Value iv, ValueRange inner) {
+                SmallVector<Value> point(at);
+                point[d] = iv;
+                SmallVector<Value> next =
+                    level + 1 == loops->reductions.size()
+                        ? fmaStep(body, bl, point, inner)
+                        : nest(body, bl, level + 1, point, inner);
+                scf::YieldOp::create(body, bl, next);
+              });
+          return SmallVector<Value>(loop.getResults());
+        };
+    SmallVector<Value> results = nest(builder, l, 0, dims, init);
     for (int64_t i = 0; i < rows; ++i) {
       auto store = [&, i](OpBuilder &bb, Location bl) {
         SmallVector<Value> at(dims);
@@ -269,9 +347,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         SmallVector<Value> indices = operandIndices(bb, bl, cMap, at);
         if (masked)
           vector::MaskedStoreOp::create(bb, bl, c, indices, mask,
-                                        kLoop.getResult(i));
+                                        results[i]);
         else
-          vector::StoreOp::create(bb, bl, kLoop.getResult(i), c, indices);
+          vector::StoreOp::create(bb, bl, results[i], c, indices);
       };
       if (i == 0) {
         store(builder, l);

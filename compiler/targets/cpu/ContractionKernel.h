@@ -26,14 +26,24 @@
 
 namespace mlir::kiln::cpu {
 
-// The loops of a contraction the register-tiled kernel can run: one
-// reduction dim `k`, an output-row dim `m` (in A and C), a lane dim `n`
-// (innermost in both B and C, so contiguous), and any other dims as outer
-// loops; f32 multiply-add body.
+// The loops of a multiply-accumulate generic the register-tiled kernel can
+// run (f32 `out += a * b`):
+//  - lanes `n`: the output's innermost dim; B's innermost index moves with
+//    it one for one (`n`, or `ow + kw` in a direct convolution) and A does
+//    not depend on it, so one vector load of B feeds all lanes;
+//  - rows `m`: the output's second-innermost dim. In a matmul only A
+//    depends on it (one scalar per row, one B vector shared by all rows);
+//    in a depthwise convolution (rows = output rows) B does too (one B
+//    vector per row, one weight shared by all rows);
+//  - every reduction dim (one for a matmul, several for a convolution),
+//    outermost first, and the other parallel dims as outer loops.
 struct ContractionLoops {
-  unsigned m, n, k;
+  unsigned m, n;
+  SmallVector<unsigned> reductions;
   SmallVector<unsigned> outer;
-  unsigned lhs, rhs; // input operand numbers of A (m, k) and B (k, n)
+  unsigned lhs, rhs;         // input operand numbers of A and B
+  bool scalarPerRow = true;  // A depends on the row
+  bool vectorPerRow = false; // B depends on the row
 };
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);

@@ -222,7 +222,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // K blocks whose B sub-panel (kc x lanes floats) takes about half of a
   // 32 KiB L1, leaving room for the A rows; one block when K is not much
   // longer than that.
-  int64_t kTotal = ranges[loops->k];
+  int64_t kTotal = ranges[loops->reductions.front()];
   int64_t kc = std::max<int64_t>(64, 16384 / (lanes * 4));
   // A single row reads each B element once: nothing to keep in L1.
   config.reductionTile = rows > 1 && kTotal > kc + kc / 2 ? kc : 0;

@@ -119,3 +119,37 @@ func.func private @by_hand(%arg0: tensor<32x1024xf32>) -> tensor<32x1024xf32> at
   } -> tensor<32x1024xf32>
   return %1 : tensor<32x1024xf32>
 }
+
+// A depthwise convolution (rows = output rows, lanes = output columns,
+// read as ow + kw from the padded input: unit stride) gets register tiles
+// too; every row reads its own input vector and shares the weight.
+// AVX512-LABEL: func.func private @depthwise
+// AVX512-SAME: {reduction_tile = 0 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0, 1, 0, 56, 56, 0, 0, 0>}
+func.func private @depthwise(%x: tensor<1x16x1x58x58xf32>, %w: tensor<16x1x1x3x3xf32>) -> tensor<1x16x1x56x56xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x16x1x56x56xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x16x1x56x56xf32>) -> tensor<1x16x1x56x56xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x1x58x58xf32>, tensor<16x1x1x3x3xf32>) outs(%1 : tensor<1x16x1x56x56xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in, %in_0 : f32
+    %4 = arith.addf %out, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x16x1x56x56xf32>
+  return %2 : tensor<1x16x1x56x56xf32>
+}
+
+// Stride 2: the lanes read every other input column, so no register tiles.
+// AVX512-LABEL: func.func private @depthwise_stride2
+// AVX512-SAME: strategy = "loop-order"
+func.func private @depthwise_stride2(%x: tensor<1x16x1x57x57xf32>, %w: tensor<16x1x1x3x3xf32>) -> tensor<1x16x1x28x28xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x16x1x28x28xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x16x1x28x28xf32>) -> tensor<1x16x1x28x28xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 * 2 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x1x57x57xf32>, tensor<16x1x1x3x3xf32>) outs(%1 : tensor<1x16x1x28x28xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in, %in_0 : f32
+    %4 = arith.addf %out, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x16x1x28x28xf32>
+  return %2 : tensor<1x16x1x28x28xf32>
+}
