@@ -8,7 +8,9 @@
 // generic gathers the windows into [N, C*K1..Kn, O1..On] (nothing is
 // gathered for 1x1, stride-1 kernels), then a contraction generic over
 // (n, m, p, ck) multiplies by the filter. Grouped and depthwise convolutions
-// split the channels into a group dimension and use one direct generic.
+// split the channels into a group dimension and use one direct generic
+// (with no filter dim when each group has one filter, as in depthwise
+// convolutions, so the result needs no reshape).
 //
 // Pooling is a generic over (n, c, o..., k...) with a window-shaped
 // placeholder operand giving the k loops their range (as linalg's named
@@ -324,32 +326,51 @@ public:
         inGroups.push_back({3 + i});
       Value groupedInput = expand(rewriter, loc, input,
                                   RankedTensorType::get(inShape, element), inGroups);
-      SmallVector<int64_t> filterShape = {groups, fg, cg};
-      filterShape.append(kernel.begin(), kernel.end());
-      SmallVector<ReassociationIndices> filterGroups = {{0, 1}, {2}};
-      for (int64_t i = 0; i < spatial; ++i)
-        filterGroups.push_back({3 + i});
-      Value groupedFilter =
-          expand(rewriter, loc, op.getFilter(),
-                 RankedTensorType::get(filterShape, element), filterGroups);
-      SmallVector<int64_t> outShape = {batchN, groups, fg};
+      // One filter per group (depthwise convolutions): the f loop has one
+      // iteration, so it is left out and the output is [N, G, O...]
+      // directly: no reshape stands between the convolution and its
+      // bias/activation consumer, which then joins its dispatch.
+      bool oneFilterPerGroup = fg == 1;
+      int64_t fLoops = oneFilterPerGroup ? 0 : 1;
+      Value groupedFilter = op.getFilter();
+      if (!oneFilterPerGroup) {
+        SmallVector<int64_t> filterShape = {groups, fg, cg};
+        filterShape.append(kernel.begin(), kernel.end());
+        SmallVector<ReassociationIndices> filterGroups = {{0, 1}, {2}};
+        for (int64_t i = 0; i < spatial; ++i)
+          filterGroups.push_back({3 + i});
+        groupedFilter =
+            expand(rewriter, loc, op.getFilter(),
+                   RankedTensorType::get(filterShape, element), filterGroups);
+      }
+      SmallVector<int64_t> outShape = {batchN, groups};
+      if (!oneFilterPerGroup)
+        outShape.push_back(fg);
       outShape.append(outSpatial.begin(), outSpatial.end());
       auto outType = RankedTensorType::get(outShape, element);
-      int64_t loops = 3 + spatial + 1 + spatial;
+      int64_t oLoop = 2 + fLoops;
+      int64_t loops = oLoop + spatial + 1 + spatial;
       auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-      int64_t cLoop = 3 + spatial;
+      int64_t cLoop = oLoop + spatial;
       SmallVector<AffineExpr> inExprs = {d(0), d(1), d(cLoop)};
-      SmallVector<AffineExpr> filterExprs = {d(1), d(2), d(cLoop)};
-      SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
+      SmallVector<AffineExpr> filterExprs = {d(1)};
+      SmallVector<AffineExpr> outExprs = {d(0), d(1)};
+      if (!oneFilterPerGroup) {
+        filterExprs.push_back(d(2));
+        outExprs.push_back(d(2));
+      }
+      filterExprs.push_back(d(cLoop));
       for (int64_t i = 0; i < spatial; ++i) {
-        inExprs.push_back(d(3 + i) * strides[i] + d(cLoop + 1 + i) * dilations[i]);
+        inExprs.push_back(d(oLoop + i) * strides[i] +
+                          d(cLoop + 1 + i) * dilations[i]);
         filterExprs.push_back(d(cLoop + 1 + i));
-        outExprs.push_back(d(3 + i));
+        outExprs.push_back(d(oLoop + i));
       }
       SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
                                      AffineMap::get(loops, 0, filterExprs, ctx),
                                      AffineMap::get(loops, 0, outExprs, ctx)};
-      SmallVector<IteratorType> iterators(3 + spatial, IteratorType::parallel);
+      SmallVector<IteratorType> iterators(oLoop + spatial,
+                                          IteratorType::parallel);
       iterators.append(1 + spatial, IteratorType::reduction);
       Value init = filledTensor(rewriter, loc, outType, zeroAttr(element));
       Value grouped =
@@ -362,10 +383,13 @@ public:
                     b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
               })
               .getResult(0);
-      SmallVector<ReassociationIndices> outGroups = {{0}, {1, 2}};
-      for (int64_t i = 0; i < spatial; ++i)
-        outGroups.push_back({3 + i});
-      result = collapse(rewriter, loc, grouped, outGroups);
+      result = grouped;
+      if (!oneFilterPerGroup) {
+        SmallVector<ReassociationIndices> outGroups = {{0}, {1, 2}};
+        for (int64_t i = 0; i < spatial; ++i)
+          outGroups.push_back({3 + i});
+        result = collapse(rewriter, loc, grouped, outGroups);
+      }
     }
     if (Value bias = op.getBias()) {
       // bias [M] is read along dim 1 by a projected-permutation map, so the

@@ -30,6 +30,9 @@
 // CHECK-DAG: #[[$G_IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
 // CHECK-DAG: #[[$G_FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
 // CHECK-DAG: #[[$G_OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$DW_IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[$DW_FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[$DW_OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // 1-D conv, stride 3, dilation 2: loops (n, c, k, o) read input[n, c, o * 3 + k * 2].
 // CHECK-DAG: #[[$IM2COL1D:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3 * 3 + d2 * 2)>
 // CHECK-DAG: #[[$BIAS1D:.*]] = affine_map<(d0, d1, d2) -> (d1)>
@@ -219,15 +222,16 @@ func.func @conv_grouped(%x: tensor<1x8x6x6xf32>, %w: tensor<6x4x3x3xf32>) -> ten
 }
 
 // Depthwise (groups == channels), padded, with bias: the padded input is
-// split into 8 groups of one channel.
+// split into 8 groups of one channel; with one filter per group the
+// filter is read as it is and the result is [N, G, O...] directly, with no
+// reshape before the bias add (so the two share a dispatch).
 // CHECK-LABEL: func.func @conv_depthwise
 // CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: } : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
 // CHECK: %[[IN:.*]] = tensor.expand_shape %[[PAD]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 8, 1, 8, 8] : tensor<1x8x8x8xf32> into tensor<1x8x1x8x8xf32>
-// CHECK: %[[W:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : tensor<8x1x3x3xf32> into tensor<8x1x1x3x3xf32>
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[$G_IN]], #[[$G_FILTER]], #[[$G_OUT]]]
-// CHECK-SAME: ins(%[[IN]], %[[W]] : tensor<1x8x1x8x8xf32>, tensor<8x1x1x3x3xf32>) outs(%{{.*}} : tensor<1x8x1x6x6xf32>)
-// CHECK: %[[CONV:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x8x1x6x6xf32> into tensor<1x8x6x6xf32>
+// CHECK: %[[CONV:.*]] = linalg.generic {indexing_maps = [#[[$DW_IN]], #[[$DW_FILTER]], #[[$DW_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: ins(%[[IN]], %arg1 : tensor<1x8x1x8x8xf32>, tensor<8x1x3x3xf32>) outs(%{{.*}} : tensor<1x8x6x6xf32>)
+// CHECK-NOT: tensor.collapse_shape
 // CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$BIAS2D]], #[[$ID4]]]
 // CHECK-SAME: ins(%[[CONV]], %{{.*}} : tensor<1x8x6x6xf32>, tensor<8xf32>)
 // CHECK: return %[[OUT]]
