@@ -88,6 +88,15 @@ bool isElementwise(Operation *op) {
          generic.getNumDpsInits() == 1;
 }
 
+// A reduction generic (not a contraction) producing one result: the
+// statistics of softmax and normalizations.
+bool isRowReduction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumReductionLoops() > 0 &&
+         generic->getNumResults() == 1 &&
+         !linalg::isaContractionOpInterface(generic);
+}
+
 bool isContraction(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
@@ -126,6 +135,33 @@ void runFusion(func::FuncOp func) {
   tensor::populateFoldTensorEmptyPatterns(patterns);
   GreedyRewriteConfig config;
   (void)applyPatternsGreedily(func, std::move(patterns), config);
+}
+
+// Softmax and normalizations: an elementwise op reading row statistics
+// (max and sum of exponentials, mean and variance) broadcast along the
+// reduced dims pulls the reductions into its dispatch, transitively, when
+// nothing outside the dispatch reads them. The code generator then tiles
+// the rows (never the reduced dims) and computes each row's statistics
+// inside the tile, so the rows are read from cache, not memory.
+template <typename JoinFn>
+void joinRowReductions(linalg::GenericOp root, int64_t group,
+                       DenseMap<Operation *, int64_t> &groupOf, JoinFn join) {
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    Operation *consumer = worklist.pop_back_val();
+    for (Value operand : consumer->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || groupOf.count(producer) || !isRowReduction(producer))
+        continue;
+      if (llvm::any_of(producer->getUsers(), [&](Operation *user) {
+            auto it = groupOf.find(user);
+            return it == groupOf.end() || it->second != group;
+          }))
+        continue;
+      join(producer, group);
+      worklist.push_back(producer);
+    }
+  }
 }
 
 class FormDispatchesPass
@@ -194,6 +230,7 @@ private:
           join(producer, group);
           break;
         }
+        joinRowReductions(generic, group, groupOf, join);
       }
     }
     // Inits of grouped ops join their group.

@@ -147,6 +147,8 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
       return success();
   }
   SmallVector<int64_t> tiles = config.workgroupTile;
+  if (tiles.empty())
+    return success(); // Runs as one workgroup.
   if (tiles.size() != linalgOp.getNumLoops())
     return last->emitOpError("has ")
            << linalgOp.getNumLoops() << " loops but the lowering config's "

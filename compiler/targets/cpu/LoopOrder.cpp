@@ -15,11 +15,55 @@
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/LoopOrder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln::cpu {
+
+namespace {
+
+// A one-input reduction over the innermost dim, which reads its input
+// contiguously (softmax and normalization statistics, a reduce over the
+// last axis): its combiner (add, max, min) may be reassociated instead,
+// so that LLVM keeps vector partial results along the row. Interchanging
+// it would make the inner loop walk down a column.
+bool reassociateInnermostReduction(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators.empty() ||
+      iterators.back() != utils::IteratorType::reduction ||
+      op.getNumDpsInits() != 1 ||
+      !getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+    return false;
+  unsigned last = iterators.size() - 1;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isFunctionOfDim(last))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!dim || dim.getPosition() != last)
+      return false;
+  }
+  Block &body = op->getRegion(0).front();
+  Value acc = body.getArgument(body.getNumArguments() - 1);
+  Operation *combiner =
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0).getDefiningOp();
+  if (!combiner || !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp,
+                        arith::MinimumFOp, arith::MinNumFOp>(combiner) ||
+      !llvm::is_contained(combiner->getOperands(), acc))
+    return false;
+  auto fastmath = cast<arith::ArithFastMathInterface>(combiner);
+  combiner->setAttr(fastmath.getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(
+                        op.getContext(), fastmath.getFastMathFlagsAttr()
+                                                 .getValue() |
+                                             arith::FastMathFlags::reassoc |
+                                             arith::FastMathFlags::nsz));
+  return true;
+}
+
+} // namespace
 
 LogicalResult orderLoopsForVectorization(func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> candidates;
@@ -39,6 +83,9 @@ LogicalResult orderLoopsForVectorization(func::FuncOp kernel) {
         lastParallel = i;
     if (lastParallel == loops - 1)
       continue; // already innermost (e.g. a reduction over outer dims)
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+        generic && reassociateInnermostReduction(generic))
+      continue;
     SmallVector<unsigned> order;
     for (int64_t i = 0; i < loops; ++i)
       if (iterators[i] == utils::IteratorType::parallel && i != lastParallel)

@@ -96,9 +96,8 @@ namespace {
 // Splits the outer parallel dims of a non-contraction root until there
 // are enough workgroups for every core, keeping ~4K elements of work per
 // group (at most three tiled dims: the workgroup grid is 3-D).
-SmallVector<int64_t> elementwiseTile(linalg::LinalgOp op) {
-  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+SmallVector<int64_t> elementwiseTile(ArrayRef<int64_t> bounds,
+                                     ArrayRef<utils::IteratorType> iterators) {
   int64_t loops = bounds.size();
   SmallVector<int64_t> tiles(loops, 0);
   int64_t total = 1;
@@ -165,9 +164,22 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     return config;
   auto rootOp = cast<linalg::LinalgOp>(root);
   SmallVector<int64_t> bounds = rootOp.getStaticLoopRanges();
-  config.workgroupTile = elementwiseTile(rootOp);
   if (llvm::any_of(bounds, ShapedType::isDynamic))
     return config;
+  // Dims the root reads a fused reduction's result broadcast along (a
+  // softmax or normalization row) stay whole: each workgroup computes the
+  // statistics of its own rows.
+  SmallVector<utils::IteratorType> splittable = rootOp.getIteratorTypesArray();
+  for (OpOperand *input : rootOp.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer.getNumReductionLoops() == 0)
+      continue;
+    AffineMap map = rootOp.getMatchingIndexingMap(input);
+    for (unsigned d = 0; d < splittable.size(); ++d)
+      if (!map.isFunctionOfDim(d))
+        splittable[d] = utils::IteratorType::reduction;
+  }
+  config.workgroupTile = elementwiseTile(bounds, splittable);
 
   linalg::LinalgOp contraction = registerTileCandidate(dispatch, root);
   if (!contraction || !options.registerTiles) {
