@@ -23,13 +23,18 @@ namespace mlir::kiln {
 
 // One kernel of a generated executable, as the host plan needs it: its ABI
 // symbol (= the dispatch function's name), bindings (inputs then outputs,
-// in the dispatch's argument order) and the workgroup count it was
-// generated for.
+// in the dispatch's argument order, then the scratch binding when
+// scratchBytes > 0) and the workgroup count it was generated for.
 struct KernelInfo {
   std::string name;
   uint32_t bindingCount = 0;
   uint32_t numInputs = 0;
   int64_t workgroups[3] = {1, 1, 1};
+  // Bytes of the scratch binding, all workgroups together (each workgroup
+  // uses its own slice); 0 when the kernel needs none. The plan binds an
+  // arena buffer of this size, live during the step only, as the last
+  // binding.
+  uint64_t scratchBytes = 0;
 };
 
 // The name of the attribute holding a dispatch's lowering configuration

@@ -182,6 +182,8 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       arena[it->second.index].last = step;
   };
   std::vector<art::StepSpec> steps;
+  // Step index -> arena buffer id of the kernel's scratch binding.
+  DenseMap<size_t, uint32_t> scratchOf;
   for (Operation &op : host.getBody().front()) {
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto elements = dyn_cast<ElementsAttr>(constant.getValue());
@@ -272,6 +274,20 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
                          step, 0});
       }
     }
+    const KernelInfo &info = kernels[kernel->second];
+    if (call.getNumOperands() + call.getNumResults() +
+            (info.scratchBytes ? 1 : 0) != info.bindingCount)
+      return call.emitOpError("passes ")
+             << call.getNumOperands() + call.getNumResults()
+             << " buffers to kernel '" << info.name << "', which takes "
+             << info.bindingCount << " bindings"
+             << (info.scratchBytes ? " (the last one its scratch)" : "");
+    // Kernel scratch beyond the stack budget: an arena buffer live during
+    // this step only, bound last.
+    if (uint64_t scratch = info.scratchBytes) {
+      scratchOf[steps.size()] = uint32_t(arena.size());
+      arena.push_back({alignUp(scratch), step, step, 0});
+    }
     steps.push_back(std::move(s));
     ++step;
   }
@@ -332,11 +348,16 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     auto call = dyn_cast<func::CallOp>(op);
     if (!call)
       continue;
-    art::DispatchSpec &d = steps[stepIndex++].dispatch;
+    size_t index = stepIndex++;
+    art::DispatchSpec &d = steps[index].dispatch;
     for (Value operand : call.getOperands())
       d.bindings.push_back(binding(buffers[operand]));
     for (Value result : call.getResults())
       d.bindings.push_back(binding(buffers[result]));
+    auto scratch = scratchOf.find(index);
+    if (scratch != scratchOf.end())
+      d.bindings.push_back(binding({art::BufferSpace::Arena, scratch->second, 0,
+                                    kernels[d.kernel].scratchBytes}));
   }
   // Outputs not written in place are copied.
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {

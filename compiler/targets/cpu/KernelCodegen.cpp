@@ -15,7 +15,10 @@
 //  3. Strategy "contraction": the contraction is marked for register
 //     tiles; other reductions get the loop order of LoopOrder.cpp.
 //  4. One-shot bufferization; empty tensors reuse the output buffers, the
-//     few scratch buffers left are stack allocas (kernels never malloc).
+//     few scratch buffers left are stack allocas (kernels never malloc);
+//     when they exceed the stack budget, the largest become views of a
+//     scratch binding the host plan places in the arena
+//     (ScratchBinding.h).
 //  5. Marked contractions become register-tiled vector loop nests
 //     (ContractionKernel.cpp).
 //  6. The forall becomes "this workgroup's tile": its induction variables
@@ -32,6 +35,7 @@
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/LoopOrder.h"
 #include "compiler/targets/cpu/LoweringConfig.h"
+#include "compiler/targets/cpu/ScratchBinding.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -64,8 +68,6 @@
 namespace mlir::kiln::cpu {
 
 namespace {
-
-constexpr int64_t kMaxStackBytes = 256 * 1024;
 
 // Step 1: a destination-passing kernel function over memrefs.
 FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
@@ -213,19 +215,9 @@ LogicalResult bufferize(func::FuncOp kernel) {
   options.allocationFn = [](OpBuilder &b, Location loc, MemRefType type,
                             ValueRange dynamicSizes,
                             unsigned alignment) -> FailureOr<Value> {
-    // Kernels never allocate from the heap: scratch lives on the stack.
-    // Dynamic sizes only come from partial workgroup tiles, so they are
-    // bounded by the tile size.
-    int64_t elements = 1;
-    for (int64_t d : type.getShape())
-      if (!ShapedType::isDynamic(d))
-        elements *= d;
-    int64_t bytes =
-        elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    if (bytes > kMaxStackBytes)
-      return emitError(loc) << "needs " << bytes
-                            << " bytes of scratch inside one workgroup, more "
-                               "than the kernel stack allows";
+    // Kernels never allocate from the heap: scratch starts on the stack;
+    // planScratch (ScratchBinding.h) bounds it and moves what does not fit
+    // the stack budget to the scratch binding.
     return memref::AllocaOp::create(b, loc, type, dynamicSizes,
                                     b.getI64IntegerAttr(64))
         .getResult();
@@ -465,11 +457,22 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
                                          config->reductionTile)))
           return failure();
     }
+    FailureOr<int64_t> scratchPerWorkgroup = planScratch(*kernel);
+    if (failed(scratchPerWorkgroup))
+      return failure();
     if (failed(bindWorkgroups(*kernel)))
       return failure();
     auto counts = (*kernel)->getAttrOfType<DenseI64ArrayAttr>("kiln.workgroups");
     for (int d = 0; d < 3; ++d)
       info.workgroups[d] = counts[d];
+    FailureOr<int64_t> scratch =
+        bindScratch(*kernel, *scratchPerWorkgroup, counts.asArrayRef());
+    if (failed(scratch))
+      return failure();
+    if (*scratch > 0) {
+      info.scratchBytes = *scratch;
+      ++info.bindingCount; // the scratch binding comes last
+    }
     kernels.push_back(info);
   }
 

@@ -21,3 +21,18 @@ func.func private @dispatch_0(%arg0: tensor<?x4xf32>) -> tensor<4xf32> attribute
   %0 = tensor.extract_slice %arg0[0, 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Scratch must have a static upper bound (the stack budget and the scratch
+// binding are sized at compile time); a size read from a tensor has none.
+func.func private @dispatch_0(%arg0: tensor<i64>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "scalar", workgroup_tile = array<i64: 0>}} {
+  %i = tensor.extract %arg0[] : tensor<i64>
+  %n = arith.index_cast %i : i64 to index
+  %cst = arith.constant 1.0 : f32
+  // expected-error @+1 {{'memref.alloca' op scratch buffer 'memref<?xf32>' has a dynamic size with no static upper bound}}
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = tensor.extract_slice %f[0] [4] [1] : tensor<?xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}

@@ -7,7 +7,8 @@
 // counts, the kernel implementation signatures (bare pointers per binding,
 // then the three workgroup ids), the ABI wrappers, the kernel table, the
 // exported query function, and that nothing is left but the LLVM dialect
-// and kernels never call malloc/free (scratch is on the stack).
+// and kernels never call malloc/free (scratch is on the stack or, beyond
+// its budget, in a scratch binding: cpu-codegen-scratch.mlir).
 
 // Workgroup counts per kernel: the elementwise kernel is split along its
 // rows only; the matmul + bias kernel is tiled into 64x64 output tiles,
