@@ -180,3 +180,37 @@ func.func @constants(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>) 
   %1 = kiln.matmul %0, %w : tensor<4x8xf32>, tensor<8x4xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// Softmax is one dispatch: the row max and the row sum of exponentials are
+// reductions that only the normalizing elementwise op reads (broadcast
+// along the row), so they join its dispatch; nothing but the call is left
+// on the host.
+// CHECK-LABEL: func.func @softmax_rows(
+// CHECK: %[[R:.*]] = call @dispatch_0(%arg0) : (tensor<8x128xf32>) -> tensor<8x128xf32>
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func private @dispatch_0(%{{.*}}: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {kiln.dispatch}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: return
+// CHECK-NOT: func.func private @dispatch_1
+func.func @softmax_rows(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %0 = kiln.softmax %x {axis = -1 : i64} : tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
+
+// -----
+
+// A row statistic that something else also reads stays its own dispatch.
+// CHECK-LABEL: func.func @shared_row_sum(
+// CHECK: call @dispatch_0
+// CHECK: call @dispatch_1
+// CHECK: func.func private @dispatch_0({{.*}}) -> tensor<8xf32> attributes {kiln.dispatch}
+func.func @shared_row_sum(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8xf32>) {
+  %s = kiln.reduce sum %x {axes = array<i64: 1>, keepdims = false} : tensor<8x128xf32>
+  %k = kiln.reshape %s {shape = array<i64: 8, 1>} : tensor<8xf32>
+  %d = kiln.div %x, %k : tensor<8x128xf32>, tensor<8x1xf32>
+  return %d, %s : tensor<8x128xf32>, tensor<8xf32>
+}

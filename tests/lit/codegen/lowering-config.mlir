@@ -153,3 +153,36 @@ func.func private @depthwise_stride2(%x: tensor<1x16x1x57x57xf32>, %w: tensor<16
   } -> tensor<1x16x1x28x28xf32>
   return %2 : tensor<1x16x1x28x28xf32>
 }
+
+// Softmax as one dispatch: the normalizing op reads the row max and sum
+// broadcast along d2, so d2 is never split; the rows are.
+// AVX512-LABEL: func.func private @softmax
+// AVX512-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 1, 32, 0>}
+func.func private @softmax(%x: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> attributes {kiln.dispatch} {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x128xf32>
+  %f0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4x128xf32>) -> tensor<4x128xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<4x128x128xf32>) outs(%f0 : tensor<4x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maxnumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<4x128xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x128xf32>) -> tensor<4x128xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %max : tensor<4x128x128xf32>, tensor<4x128xf32>) outs(%f1 : tensor<4x128xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
+  } -> tensor<4x128xf32>
+  %e1 = tensor.empty() : tensor<4x128x128xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %max, %sum : tensor<4x128x128xf32>, tensor<4x128xf32>, tensor<4x128xf32>) outs(%e1 : tensor<4x128x128xf32>) {
+  ^bb0(%in: f32, %mx: f32, %s: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x128x128xf32>
+  return %y : tensor<4x128x128xf32>
+}
