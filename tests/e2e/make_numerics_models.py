@@ -192,6 +192,11 @@ def _specs():
         Spec("conv7x7_s2_p3_1x3x23x19_oc8", conv(1, 3, 23, 19, 8, 7, 2, 3), 147),
         Spec("conv_depthwise3x3_p1_1x12x15x9", conv(1, 12, 15, 9, 12, 3, 1, 1, group=12), 9,
              scalar=True),
+        # Stride 2: register tiles read every other input column (odd
+        # widths, so the last tile's last read is the row's last element).
+        Spec("conv_depthwise3x3_s2_p1_1x16x37x35", conv(1, 16, 37, 35, 16, 3, 2, 1, group=16,
+                                                       bias=True, relu=True), 9, scalar=True),
+        Spec("conv_depthwise5x5_s2_p2_2x8x70x69", conv(2, 8, 70, 69, 8, 5, 2, 2, group=8), 25),
         Spec("conv_group2_3x3_p1_1x6x11x10_oc10", conv(1, 6, 11, 10, 10, 3, 1, 1, group=2), 27,
              scalar=True),
         Spec("conv_bias_relu_3x3_p1_1x7x13x13_oc9",

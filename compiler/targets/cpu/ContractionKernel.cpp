@@ -46,14 +46,20 @@ bool isMultiplyAccumulate(linalg::LinalgOp op) {
          (mul.getLhs() == y && mul.getRhs() == x);
 }
 
-// Whether `expr` is `d_n + (terms without d_n)`: consecutive lanes read
-// consecutive elements.
-bool isUnitStrideIn(AffineExpr expr, unsigned n, unsigned numDims) {
+// The step `s` when `expr` is `s * d_n + (terms without d_n)` with s = 1
+// (consecutive lanes read consecutive elements) or s = 2 (every other one:
+// a stride-2 convolution's input columns).
+std::optional<int64_t> laneStrideOf(AffineExpr expr, unsigned n,
+                                    unsigned numDims) {
   if (!expr.isFunctionOfDim(n))
-    return false;
-  AffineExpr rest = simplifyAffineExpr(
-      expr - getAffineDimExpr(n, expr.getContext()), numDims, 0);
-  return !rest.isFunctionOfDim(n);
+    return std::nullopt;
+  AffineExpr dn = getAffineDimExpr(n, expr.getContext());
+  for (int64_t stride : {1, 2}) {
+    AffineExpr rest = simplifyAffineExpr(expr - dn * stride, numDims, 0);
+    if (!rest.isFunctionOfDim(n))
+      return stride;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -76,12 +82,17 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   // B: the input whose innermost index moves with the lanes, one for one,
   // and no other index does; A must not depend on the lanes at all.
   auto lanesOperand = [&](AffineMap map) {
-    if (map.getNumResults() == 0 ||
-        !isUnitStrideIn(map.getResults().back(), loops.n, numLoops))
+    if (map.getNumResults() == 0)
       return false;
-    return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr e) {
-      return e.isFunctionOfDim(loops.n);
-    });
+    std::optional<int64_t> stride =
+        laneStrideOf(map.getResults().back(), loops.n, numLoops);
+    if (!stride || llvm::any_of(map.getResults().drop_back(),
+                                [&](AffineExpr e) {
+                                  return e.isFunctionOfDim(loops.n);
+                                }))
+      return false;
+    loops.laneStride = *stride;
+    return true;
   };
   auto independentOfLanes = [&](AffineMap map) {
     return llvm::none_of(map.getResults(), [&](AffineExpr e) {
@@ -260,6 +271,32 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                             mask, zeros);
       return vector::LoadOp::create(bb, bl, vectorType, base, indices);
     };
+    // B's lanes: contiguous, or every other element of a 2x wider load
+    // (masked to the 2 * lanes - 1 elements that are needed, so the last
+    // tile never reads past the row) and a shuffle of the even ones.
+    auto wideType = VectorType::get({width * 2}, f32);
+    Value wideMask, wideZeros;
+    SmallVector<int64_t> evens;
+    if (loops->laneStride == 2) {
+      wideMask = vector::CreateMaskOp::create(
+          builder, l, VectorType::get({width * 2}, builder.getI1Type()),
+          ValueRange{arith::SubIOp::create(
+              builder, l,
+              arith::MulIOp::create(builder, l, validLanes, index(2)),
+              one)});
+      wideZeros = arith::ConstantOp::create(
+          builder, l, wideType,
+          DenseElementsAttr::get(wideType, builder.getF32FloatAttr(0.0f)));
+      for (int64_t i = 0; i < width; ++i)
+        evens.push_back(2 * i);
+    }
+    auto loadB = [&](OpBuilder &bb, Location bl, ValueRange indices) -> Value {
+      if (loops->laneStride == 1)
+        return load(bb, bl, b, indices);
+      Value wide = vector::MaskedLoadOp::create(bb, bl, wideType, b, indices,
+                                                wideMask, wideZeros);
+      return vector::ShuffleOp::create(bb, bl, wide, wide, evens);
+    };
     // The accumulators start from C, or from the fill value in the first
     // K block when C was just filled.
     auto loadC = [&](OpBuilder &bb, Location bl) {
@@ -294,7 +331,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       SmallVector<Value> point(at);
       Value sharedB, sharedA;
       if (!loops->vectorPerRow)
-        sharedB = load(body, bl, b, operandIndices(body, bl, bMap, point));
+        sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)
         sharedA = vector::BroadcastOp::create(
             body, bl, vectorType,
@@ -303,9 +340,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         point[loops->m] = readRows[i];
-        Value bVector = sharedB ? sharedB
-                                : load(body, bl, b,
-                                       operandIndices(body, bl, bMap, point));
+        Value bVector =
+            sharedB ? sharedB
+                    : loadB(body, bl, operandIndices(body, bl, bMap, point));
         Value aVector =
             sharedA ? sharedA
                     : vector::BroadcastOp::create(

@@ -29,8 +29,9 @@ namespace mlir::kiln::cpu {
 // The loops of a multiply-accumulate generic the register-tiled kernel can
 // run (f32 `out += a * b`):
 //  - lanes `n`: the output's innermost dim; B's innermost index moves with
-//    it one for one (`n`, or `ow + kw` in a direct convolution) and A does
-//    not depend on it, so one vector load of B feeds all lanes;
+//    it one for one (`n`, or `ow + kw` in a direct convolution) or two for
+//    one (`2 * ow + kw`, a stride-2 convolution) and A does not depend on
+//    it, so one vector load of B (and a shuffle) feeds all lanes;
 //  - rows `m`: the output's second-innermost dim. In a matmul only A
 //    depends on it (one scalar per row, one B vector shared by all rows);
 //    in a depthwise convolution (rows = output rows) B does too (one B
@@ -44,6 +45,8 @@ struct ContractionLoops {
   unsigned lhs, rhs;         // input operand numbers of A and B
   bool scalarPerRow = true;  // A depends on the row
   bool vectorPerRow = false; // B depends on the row
+  int64_t laneStride = 1;    // B elements between lanes: 1 or 2 (stride-2
+                             // convolutions read every other column)
 };
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);

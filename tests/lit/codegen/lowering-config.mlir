@@ -138,9 +138,10 @@ func.func private @depthwise(%x: tensor<1x16x1x58x58xf32>, %w: tensor<16x1x1x3x3
   return %2 : tensor<1x16x1x56x56xf32>
 }
 
-// Stride 2: the lanes read every other input column, so no register tiles.
+// Stride 2: the lanes read every other input column (a 2x wider load and
+// a shuffle of the even elements); still register tiles.
 // AVX512-LABEL: func.func private @depthwise_stride2
-// AVX512-SAME: strategy = "loop-order"
+// AVX512-SAME: {reduction_tile = 0 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0, 1, 0, 28, 28, 0, 0, 0>}
 func.func private @depthwise_stride2(%x: tensor<1x16x1x57x57xf32>, %w: tensor<16x1x1x3x3xf32>) -> tensor<1x16x1x28x28xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x16x1x28x28xf32>
