@@ -28,6 +28,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/kiln/ConstantFolding.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -111,9 +113,71 @@ bool isHostOnly(Operation *op) {
   return false;
 }
 
+// Lowerings that rearrange weights (the recurrent layers transpose and
+// slice their gate matrices) leave linalg.transpose and tensor.extract_slice
+// of constants behind; they become constants here, laid out at compile time
+// by copying raw storage (dialects/kiln/ConstantFolding.h), so no weight is
+// reformatted on every run.
+class FoldConstantTranspose : public OpRewritePattern<linalg::TransposeOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto constant = op.getInput().getDefiningOp<arith::ConstantOp>();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!constant || !resultType || !isMovableResult(resultType))
+      return failure();
+    std::optional<RawElements> source = readRawElements(constant.getValue());
+    if (!source)
+      return failure();
+    SmallVector<int64_t> inputStrides =
+        rowMajorStrides(source->type.getShape());
+    SmallVector<int64_t> strides;
+    for (int64_t d : op.getPermutation())
+      strides.push_back(inputStrides[d]);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, moveStrided(*source, resultType, 0, strides));
+    return success();
+  }
+};
+
+class FoldConstantExtractSlice
+    : public OpRewritePattern<tensor::ExtractSliceOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto constant = op.getSource().getDefiningOp<arith::ConstantOp>();
+    RankedTensorType resultType = op.getType();
+    // Contiguous slices are free views on the host; only the others copy.
+    if (!constant || isContiguousSlice(op) || !isMovableResult(resultType) ||
+        llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic) ||
+        llvm::any_of(op.getStaticStrides(), ShapedType::isDynamic))
+      return failure();
+    std::optional<RawElements> source = readRawElements(constant.getValue());
+    if (!source)
+      return failure();
+    SmallVector<int64_t> inputStrides =
+        rowMajorStrides(source->type.getShape());
+    // Rank-reducing slices drop unit dims: they only add to the offset.
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    int64_t offset = 0;
+    SmallVector<int64_t> strides;
+    for (auto [d, stride] : llvm::enumerate(inputStrides)) {
+      offset += op.getStaticOffsets()[d] * stride;
+      if (!dropped.test(d))
+        strides.push_back(stride * op.getStaticStrides()[d]);
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, moveStrided(*source, resultType, offset, strides));
+    return success();
+  }
+};
+
 void runFusion(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
+  patterns.add<FoldConstantTranspose, FoldConstantExtractSlice>(ctx);
   linalg::ControlFusionFn fuseControl = [](OpOperand *operand) {
     Operation *producer = operand->get().getDefiningOp();
     Operation *consumer = operand->getOwner();

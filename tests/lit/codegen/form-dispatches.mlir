@@ -214,3 +214,26 @@ func.func @shared_row_sum(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8
   %d = kiln.div %x, %k : tensor<8x128xf32>, tensor<8x1xf32>
   return %d, %s : tensor<8x128xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Weights that a lowering slices and transposes (the recurrent layers'
+// gate matrices) are laid out at compile time: a transpose of a
+// rank-reducing slice of a constant becomes one constant, and no dispatch
+// reformats it on every run.
+// CHECK-LABEL: func.func @weight_slice_transpose(
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[}}0.000000e+00, 2.000000e+00], [1.000000e+00, 3.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: tensor.extract_slice
+// CHECK: call @dispatch_0(%arg0, %[[W]])
+func.func @weight_slice_transpose(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]> : tensor<2x2x2xf32>
+  %s = tensor.extract_slice %w[0, 0, 0] [1, 2, 2] [1, 1, 1] : tensor<2x2x2xf32> to tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%s : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<3x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %m = linalg.matmul ins(%x, %t : tensor<3x2xf32>, tensor<2x2xf32>) outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %m : tensor<3x2xf32>
+}
