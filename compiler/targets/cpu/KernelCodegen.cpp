@@ -134,26 +134,31 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
     if (!last)
       last = m.getSource().getDefiningOp();
   });
-  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(last);
-  if (!linalgOp || !isa<TilingInterface>(last) ||
+  // Linalg ops and pads (whose tiles are pads of input slices) split into
+  // workgroups.
+  auto tileable = dyn_cast_or_null<TilingInterface>(last);
+  if (!tileable || !isa<linalg::LinalgOp, tensor::PadOp>(last) ||
       !kernel.getOps<scf::ForOp>().empty())
     return success(); // Runs as one workgroup.
   // Workgroups each write their own tile of the output. That holds only if
   // the op starts from a fresh (empty or filled) tensor: an op updating an
   // input in place would have every workgroup copy the whole input.
-  for (Value init : linalgOp.getDpsInits()) {
-    Operation *def = init.getDefiningOp();
-    if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
-      def = fill.getDpsInits()[0].getDefiningOp();
-    if (!isa_and_nonnull<tensor::EmptyOp>(def))
-      return success();
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(last)) {
+    for (Value init : linalgOp.getDpsInits()) {
+      Operation *def = init.getDefiningOp();
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+        def = fill.getDpsInits()[0].getDefiningOp();
+      if (!isa_and_nonnull<tensor::EmptyOp>(def))
+        return success();
+    }
   }
   SmallVector<int64_t> tiles = config.workgroupTile;
   if (tiles.empty())
     return success(); // Runs as one workgroup.
-  if (tiles.size() != linalgOp.getNumLoops())
+  size_t numLoops = tileable.getLoopIteratorTypes().size();
+  if (tiles.size() != numLoops)
     return last->emitOpError("has ")
-           << linalgOp.getNumLoops() << " loops but the lowering config's "
+           << numLoops << " loops but the lowering config's "
            << "workgroup_tile has " << tiles.size() << " sizes";
   if (llvm::count_if(tiles, [](int64_t t) { return t != 0; }) > 3)
     return last->emitOpError("workgroup tiles split at most 3 dims (the "

@@ -5,6 +5,7 @@
 #include "compiler/targets/cpu/ContractionKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::kiln::cpu {
 
@@ -88,7 +89,8 @@ Operation *workgroupRoot(func::FuncOp dispatch) {
   if (!ret || ret.getNumOperands() == 0)
     return nullptr;
   Operation *root = ret.getOperand(0).getDefiningOp();
-  return isa_and_nonnull<linalg::LinalgOp>(root) ? root : nullptr;
+  return isa_and_nonnull<linalg::LinalgOp, tensor::PadOp>(root) ? root
+                                                                 : nullptr;
 }
 
 namespace {
@@ -162,6 +164,22 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   Operation *root = workgroupRoot(dispatch);
   if (!root)
     return config;
+  if (auto pad = dyn_cast<tensor::PadOp>(root)) {
+    // A pad's loops are its result's dims. Only dims without padding
+    // (batch, channels) are split: every workgroup then pads whole planes
+    // by static amounts, in place in the output; tiles across the border
+    // would get dynamic pad amounts and a scratch copy each.
+    ArrayRef<int64_t> shape = pad.getResultType().getShape();
+    if (llvm::any_of(shape, ShapedType::isDynamic))
+      return config;
+    SmallVector<utils::IteratorType> splittable;
+    for (auto [low, high] : llvm::zip(pad.getStaticLow(), pad.getStaticHigh()))
+      splittable.push_back(low == 0 && high == 0
+                               ? utils::IteratorType::parallel
+                               : utils::IteratorType::reduction);
+    config.workgroupTile = elementwiseTile(shape, splittable);
+    return config;
+  }
   auto rootOp = cast<linalg::LinalgOp>(root);
   SmallVector<int64_t> bounds = rootOp.getStaticLoopRanges();
   if (llvm::any_of(bounds, ShapedType::isDynamic))

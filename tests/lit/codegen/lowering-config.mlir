@@ -187,3 +187,16 @@ func.func private @softmax(%x: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> a
   } -> tensor<4x128x128xf32>
   return %y : tensor<4x128x128xf32>
 }
+
+// Pads split into workgroups along the dims they do not pad (here the
+// channels), so each workgroup pads whole planes in place.
+// AVX512-LABEL: func.func private @pad_planes
+// AVX512-SAME: kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 0, 1, 0, 0>}
+func.func private @pad_planes(%x: tensor<1x48x112x112xf32>) -> tensor<1x48x114x114xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %cst : f32
+  } : tensor<1x48x112x112xf32> to tensor<1x48x114x114xf32>
+  return %p : tensor<1x48x114x114xf32>
+}
