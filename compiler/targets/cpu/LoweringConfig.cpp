@@ -80,6 +80,12 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
       return dispatch.emitError("register tile ")
              << config.tileRows << "x" << config.tileLanes
              << " is out of range (rows 1..32, lanes 1..256)";
+    // LLVM splits other vector widths into odd pieces (a 48-lane tile ran
+    // 20x slower than a 32-lane one).
+    if (!llvm::isPowerOf2_64(config.tileLanes))
+      return dispatch.emitError("register tile lanes must be a power of "
+                                "two, got ")
+             << config.tileLanes;
   }
   return config;
 }

@@ -48,3 +48,10 @@ func.func private @dispatch_0(%arg0: tensor<32x64xf32>) -> tensor<32x64xf32> att
   } -> tensor<32x64xf32>
   return %1 : tensor<32x64xf32>
 }
+
+// -----
+
+// expected-error @+1 {{register tile lanes must be a power of two, got 48}}
+func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 8, 48>, workgroup_tile = array<i64: 0>}} {
+  return %arg0 : tensor<4xf32>
+}
