@@ -29,18 +29,16 @@ are not committed; run_bench.py writes them into a cache directory
 
 import argparse
 import hashlib
-import math
 import os
 import sys
 
 import numpy as np
-from onnx import TensorProto, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
 import make_real_models as mrm  # noqa: E402
-from make_real_models import F32, I64, GraphBuilder, vi  # noqa: E402
+from make_real_models import F32, GraphBuilder, vi  # noqa: E402
 
 
 class Builder(GraphBuilder):
@@ -91,63 +89,9 @@ def resnet50(path):
 
 def bert(path, *, name="bert_base", seed=110, vocab=30522, hidden=768, heads=12, ffn=3072,
          seq=128, layers=12, max_pos=512):
-    """HF BertModel as the exporter writes it; make_real_models.bert_encoder generalized."""
-    b = Builder(seed=seed)
-    head_dim = hidden // heads
-
-    # Embeddings: word + position (a sliced registered buffer) + token type (a zeros buffer).
-    word = b.op("Gather", [b.weight("embeddings.word_embeddings.weight", vocab, hidden, scale=0.02), "input_ids"])
-    pos_ids = b.init("embeddings.position_ids", np.arange(max_pos, dtype=np.int64)[None, :])
-    seq_len = b.dim("input_ids", 1)
-    pos_ids = b.op("Slice", [pos_ids, b.constant(np.array([0], np.int64)), seq_len,
-                             b.constant(np.array([1], np.int64)), b.constant(np.array([1], np.int64))])
-    pos = b.op("Gather", [b.weight("embeddings.position_embeddings.weight", max_pos, hidden, scale=0.02), pos_ids])
-    tok_ids = b.init("embeddings.token_type_ids", np.zeros((1, seq), np.int64))
-    tok = b.op("Gather", [b.weight("embeddings.token_type_embeddings.weight", 2, hidden, scale=0.02), tok_ids])
-    h = b.layer_norm(b.op("Add", [b.op("Add", [word, tok]), pos]), "embeddings.LayerNorm", hidden, eps=1e-12)
-
-    # Extended attention mask (see make_real_models.bert_encoder).
-    m = b.op("Unsqueeze", [b.op("Unsqueeze", ["attention_mask", b.constant(np.array([1], np.int64))]),
-                           b.constant(np.array([2], np.int64))])
-    tgt = b.dim("input_ids", 1)
-    target = b.op("Concat", [b.constant(np.array([-1], np.int64)), b.constant(np.array([1], np.int64)),
-                             tgt, b.dim("attention_mask", 1)], axis=0)
-    is_neg = b.op("Equal", [target, b.constant(np.array([-1], np.int64))])
-    ones = b.op("ConstantOfShape", [b.op("Shape", [target])],
-                value=numpy_helper.from_array(np.array([1], np.int64)))
-    target = b.op("Where", [is_neg, ones, target])
-    m = b.op("Cast", [b.op("Expand", [m, target])], to=F32)
-    inverted = b.op("Sub", [b.constant(np.float32(1.0)), m])
-    additive = b.op("Where", [b.op("Cast", [inverted], to=TensorProto.BOOL),
-                              b.constant(np.float32(np.finfo(np.float32).min)), inverted])
-
-    scale = b.constant(np.float32(math.sqrt(head_dim)))
-    for layer in range(layers):
-        p = f"encoder.layer.{layer}"
-        q = mrm.split_heads(b, b.linear3d(h, f"{p}.attention.self.query", hidden, hidden), heads, head_dim,
-                            [0, 2, 1, 3])
-        k = mrm.split_heads(b, b.linear3d(h, f"{p}.attention.self.key", hidden, hidden), heads, head_dim,
-                            [0, 2, 3, 1])
-        v = mrm.split_heads(b, b.linear3d(h, f"{p}.attention.self.value", hidden, hidden), heads, head_dim,
-                            [0, 2, 1, 3])
-        scores = b.op("Add", [b.op("Div", [b.op("MatMul", [q, k]), scale]), additive])
-        probs = b.op("Softmax", [scores], axis=-1)
-        ctx = mrm.merge_heads(b, b.op("MatMul", [probs, v]), hidden)
-        attn = b.linear3d(ctx, f"{p}.attention.output.dense", hidden, hidden)
-        h = b.layer_norm(b.op("Add", [attn, h]), f"{p}.attention.output.LayerNorm", hidden, eps=1e-12)
-        inter = b.gelu_erf(b.linear3d(h, f"{p}.intermediate.dense", hidden, ffn))
-        out = b.linear3d(inter, f"{p}.output.dense", ffn, hidden)
-        h = b.layer_norm(b.op("Add", [out, h]), f"{p}.output.LayerNorm", hidden, eps=1e-12)
-    b.nodes[-1].output[0] = "last_hidden_state"
-
-    # Pooler: first token -> dense (Gemm on 2-D) -> tanh.
-    first = b.op("Gather", ["last_hidden_state", b.constant(np.int64(0))], axis=1)
-    b.op("Tanh", [b.gemm(first, "pooler.dense", hidden, hidden)])
-    b.nodes[-1].output[0] = "pooler_output"
-    return b.finish(name,
-                    [vi("input_ids", I64, [1, seq]), vi("attention_mask", I64, [1, seq])],
-                    [vi("last_hidden_state", F32, [1, seq, hidden]), vi("pooler_output", F32, [1, hidden])],
-                    path)
+    """HF BertModel as the exporter writes it: make_real_models.bert_encoder at these sizes."""
+    return mrm.bert_encoder(path, name=name, seed=seed, vocab=vocab, hidden=hidden, heads=heads,
+                            ffn=ffn, seq=seq, layers=layers, max_pos=max_pos)
 
 
 def bert_base(path):

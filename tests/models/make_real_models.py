@@ -285,10 +285,12 @@ def merge_heads(b, ctx, hidden):
     return b.reshape_dynamic(t, t, 2, [hidden])
 
 
-def bert_encoder(path):
-    """A 2-layer BERT encoder (HF BertModel): hidden 128, 4 heads, seq 128, vocab 1000."""
-    b = GraphBuilder(seed=7)
-    vocab, hidden, heads, ffn, seq, layers, max_pos = 1000, 128, 4, 512, 128, 2, 512
+def bert_encoder(path, *, name="bert_encoder", seed=7, vocab=1000, hidden=128, heads=4, ffn=512,
+                 seq=128, layers=2, max_pos=512):
+    """A BERT encoder (HF BertModel) as the PyTorch exporter writes it. The defaults make
+    the 2-layer test model (hidden 128, 4 heads, seq 128, vocab 1000); bench/ passes
+    BERT-base sizes."""
+    b = GraphBuilder(seed=seed)
     head_dim = hidden // heads
 
     # Embeddings: word + position (a sliced registered buffer) + token type (a zeros buffer).
@@ -339,7 +341,7 @@ def bert_encoder(path):
     first = b.op("Gather", ["last_hidden_state", b.constant(np.int64(0))], axis=1)
     pooled = b.op("Tanh", [b.gemm(first, "pooler.dense", hidden, hidden)])
     b.nodes[-1].output[0] = "pooler_output"
-    return b.finish("bert_encoder",
+    return b.finish(name,
                     [vi("input_ids", I64, [1, seq]), vi("attention_mask", I64, [1, seq])],
                     [vi("last_hidden_state", F32, [1, seq, hidden]), vi("pooler_output", F32, [1, hidden])],
                     path)
