@@ -118,26 +118,43 @@ bool isHostOnly(Operation *op) {
 // of constants behind; they become constants here, laid out at compile time
 // by copying raw storage (dialects/kiln/ConstantFolding.h), so no weight is
 // reformatted on every run.
+//
+// Both replace `op` by a constant whose element at coordinates c is element
+// `offset + sum_d c[d] * strides[d]` of the constant `source`, with offset
+// and strides derived from the source's row-major strides by `layout`.
+LogicalResult
+replaceByMovedConstant(PatternRewriter &rewriter, Operation *op, Value source,
+                       function_ref<void(ArrayRef<int64_t> sourceStrides,
+                                         int64_t &offset,
+                                         SmallVectorImpl<int64_t> &strides)>
+                           layout) {
+  auto constant = source.getDefiningOp<arith::ConstantOp>();
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!constant || !resultType || !isMovableResult(resultType))
+    return failure();
+  std::optional<RawElements> elements = readRawElements(constant.getValue());
+  if (!elements)
+    return failure();
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  layout(rowMajorStrides(elements->type.getShape()), offset, strides);
+  rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+      op, moveStrided(*elements, resultType, offset, strides));
+  return success();
+}
+
 class FoldConstantTranspose : public OpRewritePattern<linalg::TransposeOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto constant = op.getInput().getDefiningOp<arith::ConstantOp>();
-    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!constant || !resultType || !isMovableResult(resultType))
-      return failure();
-    std::optional<RawElements> source = readRawElements(constant.getValue());
-    if (!source)
-      return failure();
-    SmallVector<int64_t> inputStrides =
-        rowMajorStrides(source->type.getShape());
-    SmallVector<int64_t> strides;
-    for (int64_t d : op.getPermutation())
-      strides.push_back(inputStrides[d]);
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, moveStrided(*source, resultType, 0, strides));
-    return success();
+    return replaceByMovedConstant(
+        rewriter, op, op.getInput(),
+        [&](ArrayRef<int64_t> inputStrides, int64_t &,
+            SmallVectorImpl<int64_t> &strides) {
+          for (int64_t d : op.getPermutation())
+            strides.push_back(inputStrides[d]);
+        });
   }
 };
 
@@ -147,30 +164,23 @@ public:
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
                                 PatternRewriter &rewriter) const override {
-    auto constant = op.getSource().getDefiningOp<arith::ConstantOp>();
-    RankedTensorType resultType = op.getType();
     // Contiguous slices are free views on the host; only the others copy.
-    if (!constant || isContiguousSlice(op) || !isMovableResult(resultType) ||
+    if (isContiguousSlice(op) ||
         llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic) ||
         llvm::any_of(op.getStaticStrides(), ShapedType::isDynamic))
       return failure();
-    std::optional<RawElements> source = readRawElements(constant.getValue());
-    if (!source)
-      return failure();
-    SmallVector<int64_t> inputStrides =
-        rowMajorStrides(source->type.getShape());
     // Rank-reducing slices drop unit dims: they only add to the offset.
     llvm::SmallBitVector dropped = op.getDroppedDims();
-    int64_t offset = 0;
-    SmallVector<int64_t> strides;
-    for (auto [d, stride] : llvm::enumerate(inputStrides)) {
-      offset += op.getStaticOffsets()[d] * stride;
-      if (!dropped.test(d))
-        strides.push_back(stride * op.getStaticStrides()[d]);
-    }
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, moveStrided(*source, resultType, offset, strides));
-    return success();
+    return replaceByMovedConstant(
+        rewriter, op, op.getSource(),
+        [&](ArrayRef<int64_t> inputStrides, int64_t &offset,
+            SmallVectorImpl<int64_t> &strides) {
+          for (auto [d, stride] : llvm::enumerate(inputStrides)) {
+            offset += op.getStaticOffsets()[d] * stride;
+            if (!dropped.test(d))
+              strides.push_back(stride * op.getStaticStrides()[d]);
+          }
+        });
   }
 };
 

@@ -100,6 +100,19 @@ def compare(model_path, kiln_model, kiln, seed=0, atol=1e-4, rtol=1e-3,
     return results
 
 
+def report(results):
+    """Prints one line per output of compare()'s results; True when all match."""
+    ok = True
+    for name, abs_err, rel_err, good in results:
+        if abs_err is None:
+            print(f"{name}: MISSING")
+        else:
+            print(f"{name}: max abs err {abs_err:.3g}, max rel err {rel_err:.3g} "
+                  f"{'ok' if good else 'MISMATCH'}")
+        ok &= bool(good)
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("onnx_model")
@@ -115,15 +128,7 @@ def main():
                       args.atol, args.rtol, args.workdir, args.threads)
     if results is None:
         return 2
-    ok = True
-    for name, abs_err, rel_err, good in results:
-        if abs_err is None:
-            print(f"{name}: MISSING")
-        else:
-            print(f"{name}: max abs err {abs_err:.3g}, max rel err {rel_err:.3g} "
-                  f"{'ok' if good else 'MISMATCH'}")
-        ok &= good
-    return 0 if ok else 1
+    return 0 if report(results) else 1
 
 
 if __name__ == "__main__":

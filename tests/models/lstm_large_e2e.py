@@ -123,14 +123,7 @@ def main():
     if results is None:
         print("FAIL: kiln run failed")
         return 1
-    ok = True
-    for name, abs_err, rel_err, good in results:
-        if abs_err is None:
-            print(f"{name}: MISSING")
-        else:
-            print(f"{name}: max abs err {abs_err:.3g}, max rel err {rel_err:.3g} "
-                  f"{'ok' if good else 'MISMATCH'}")
-        ok &= bool(good)
+    ok = compare_with_ort.report(results)
     print("OK: matches onnxruntime" if ok else "FAILED")
     return 0 if ok else 1
 
