@@ -246,7 +246,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     // independent FMA chains in flight.
     rows = rowsTotal;
     int64_t budget = target.vectorRegisters >= 32 ? 16 : 12;
-    vectorsPerRow = std::clamp<int64_t>(budget / rows, 2, 8);
+    // A power of two: LLVM splits other widths into odd pieces.
+    vectorsPerRow = llvm::bit_floor(
+        static_cast<uint64_t>(std::clamp<int64_t>(budget / rows, 2, 8)));
   }
   int64_t lanes = width * vectorsPerRow;
   // Narrow outputs waste masked lanes: use fewer vectors per row.

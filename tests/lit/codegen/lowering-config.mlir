@@ -200,3 +200,16 @@ func.func private @pad_planes(%x: tensor<1x48x112x112xf32>) -> tensor<1x48x114x1
   } : tensor<1x48x112x112xf32> to tensor<1x48x114x114xf32>
   return %p : tensor<1x48x114x114xf32>
 }
+
+// Three rows: 16 accumulator registers / 3 rows = 5 vectors per row,
+// rounded down to a power of two (4 x 16 lanes): LLVM would split an
+// 80-lane vector into odd pieces.
+// AVX512-LABEL: func.func private @three_rows
+// AVX512-SAME: register_tile = array<i64: 3, 64>
+func.func private @three_rows(%a: tensor<3x64xf32>, %b: tensor<64x500xf32>) -> tensor<3x500xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<3x500xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<3x500xf32>) -> tensor<3x500xf32>
+  %2 = linalg.matmul ins(%a, %b : tensor<3x64xf32>, tensor<64x500xf32>) outs(%1 : tensor<3x500xf32>) -> tensor<3x500xf32>
+  return %2 : tensor<3x500xf32>
+}
