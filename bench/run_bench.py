@@ -64,7 +64,9 @@ except ImportError:  # the test venv has no OpenVINO; bench/setup.sh's venv has
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, HERE)
+import compare_with_ort  # noqa: E402
 import make_bench_models  # noqa: E402
 import make_real_models  # noqa: E402
 
@@ -348,31 +350,6 @@ class KilnEngine:
         return self.bench(iterations, warmup)[0]
 
 
-def safe_file_name(name):
-    """tools/kiln/tensor_files.cc SafeFileName: what `kiln run --output-dir` names files."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
-    return "_" + safe if safe in ("", ".", "..") else safe
-
-
-def kiln_outputs(kiln, artifact, feeds, names, outdir, threads):
-    """Outputs `names` of `kiln run` on feeds (passed as .npy files)."""
-    os.makedirs(outdir, exist_ok=True)
-    cmd = [kiln, "run", artifact, "--output-dir", outdir, "--threads", str(threads)]
-    for name, value in feeds.items():
-        path = os.path.join(outdir, safe_file_name(name) + ".in.npy")
-        np.save(path, value)
-        cmd += ["--input", f"{name}={path}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"kiln run failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
-    result = {}
-    for name in names:
-        path = os.path.join(outdir, safe_file_name(name) + ".npy")
-        if os.path.exists(path):
-            result[name] = np.load(path)
-    return result
-
-
 def relative_error(got, want):
     """max |got - want| / max |want| over all outputs (inf when one is missing or misshapen)."""
     worst = 0.0
@@ -576,8 +553,8 @@ def main():
                             got = engine.outputs()
                         else:
                             outdir = os.path.join(tmp, os.path.splitext(name)[0] + ".out")
-                            got = kiln_outputs(args.kiln, compiled[name][0], feeds, list(reference),
-                                               outdir, threads)
+                            got = compare_with_ort.run_kiln(args.kiln, compiled[name][0], feeds,
+                                                            list(reference), outdir, threads)
                         errors[name][engine.name] = relative_error(got, reference)
                     except Exception as e:  # noqa: BLE001
                         errors[name][engine.name] = math.inf

@@ -30,6 +30,47 @@ def safe_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
+class KilnRunError(Exception):
+    """`kiln run` failed: `summary` says how, `detail` has the command and its output."""
+
+    def __init__(self, summary, detail):
+        super().__init__(summary)
+        self.summary = summary
+        self.detail = detail
+
+
+def run_kiln(kiln, artifact, inputs, names, outdir, threads=1, timeout=None):
+    """Runs `kiln run ARTIFACT` and reads the outputs `names` back.
+
+    `inputs` maps input names to arrays (saved as .npy files in `outdir`) or
+    to paths of .npy files. Returns {name: array} for the outputs kiln wrote
+    (a missing name was not written); raises KilnRunError when kiln run
+    fails or runs longer than `timeout` seconds.
+    """
+    os.makedirs(outdir, exist_ok=True)
+    cmd = [kiln, "run", artifact, "--output-dir", outdir, "--threads", str(threads)]
+    for name, value in inputs.items():
+        path = value
+        if not isinstance(value, str):
+            path = os.path.join(outdir, safe_name(name) + ".in.npy")
+            np.save(path, value)
+        cmd += ["--input", f"{name}={path}"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise KilnRunError(f"kiln run ran longer than {timeout:g} s", "    $ " + " ".join(cmd))
+    if proc.returncode != 0:
+        raise KilnRunError(f"kiln run exited {proc.returncode}",
+                           "    $ " + " ".join(cmd) + "\n" + (proc.stderr + proc.stdout).strip())
+    outputs = {}
+    for name in names:
+        path = os.path.join(outdir, safe_name(name) + ".npy")
+        if os.path.exists(path):
+            outputs[name] = np.load(path)
+    return outputs
+
+
 def make_inputs(model, seed, shapes):
     rng = np.random.default_rng(seed)
     initializers = {i.name for i in model.graph.initializer}
@@ -63,23 +104,18 @@ def compare(model_path, kiln_model, kiln, seed=0, atol=1e-4, rtol=1e-3,
     expected = session.run(None, inputs)
     names = [o.name for o in session.get_outputs()]
     workdir = workdir or tempfile.mkdtemp(prefix="kiln-e2e-")
-    args = [kiln, "run", kiln_model, "--output-dir", os.path.join(workdir, "out"),
-            "--threads", str(threads)]
-    for name, data in inputs.items():
-        path = os.path.join(workdir, safe_name(name) + ".in.npy")
-        np.save(path, data)
-        args += ["--input", f"{name}={path}"]
-    run = subprocess.run(args, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"kiln run failed ({run.returncode}): {run.stderr.strip()}")
+    try:
+        outputs = run_kiln(kiln, kiln_model, inputs, names, os.path.join(workdir, "out"),
+                           threads)
+    except KilnRunError as e:
+        print(f"{e.summary}:\n{e.detail}")
         return None
     results = []
     for name, want in zip(names, expected):
-        path = os.path.join(workdir, "out", safe_name(name) + ".npy")
-        if not os.path.exists(path):
+        got = outputs.get(name)
+        if got is None:
             results.append((name, None, None, False))
             continue
-        got = np.load(path)
         want = np.asarray(want)
         if got.shape != want.shape:
             results.append((name, float("inf"), float("inf"), False))

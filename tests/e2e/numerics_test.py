@@ -32,7 +32,6 @@ import argparse
 import concurrent.futures
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ import onnx
 import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
 import make_numerics_models  # noqa: E402
 
 RTOL = 1e-3
@@ -50,10 +50,6 @@ RTOL = 1e-3
 
 def atol_for(k):
     return 1e-4 * math.sqrt(k) + 1e-5
-
-
-def safe_name(name):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
 def host_has_avx512f():
@@ -97,30 +93,23 @@ def run_case(case, kilnc, kiln, reference, workdir, threads, timeout):
         return case
 
     inputs, expected = reference
-    out_dir = os.path.join(workdir, stem + ".out")
-    cmd = [kiln, "run", artifact, "--output-dir", out_dir, "--threads", str(threads)]
-    for name, path in inputs.items():
-        cmd += ["--input", f"{name}={path}"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        case.line = f"FAIL {case.label}: kiln run ran longer than {timeout:g} s"
-        return case
-    if proc.returncode != 0:
-        case.line = f"FAIL {case.label}: kiln run exited {proc.returncode}"
-        case.detail = "    $ " + " ".join(cmd) + "\n" + tail(proc.stderr + proc.stdout)
+        outputs = compare_with_ort.run_kiln(kiln, artifact, inputs, [n for n, _ in expected],
+                                            os.path.join(workdir, stem + ".out"), threads,
+                                            timeout)
+    except compare_with_ort.KilnRunError as e:
+        case.line = f"FAIL {case.label}: {e.summary}"
+        case.detail = tail(e.detail)
         return case
 
     atol = atol_for(case.spec.k)
     worst_abs = worst_rel = 0.0
     problems = []
     for name, want in expected:
-        path = os.path.join(out_dir, safe_name(name) + ".npy")
-        if not os.path.exists(path):
-            problems.append(f"output {name}: missing (kiln wrote no {path})")
+        got = outputs.get(name)
+        if got is None:
+            problems.append(f"output {name}: missing (kiln wrote no file for it)")
             continue
-        got = np.load(path)
         if got.shape != want.shape or got.dtype != want.dtype:
             problems.append(f"output {name}: got {got.dtype}{list(got.shape)}, "
                             f"want {want.dtype}{list(want.shape)}")
@@ -194,7 +183,7 @@ def main():
         outputs = session.run(None, inputs)
         paths = {}
         for name, data in inputs.items():
-            paths[name] = os.path.join(workdir, f"{spec.name}.{safe_name(name)}.npy")
+            paths[name] = os.path.join(workdir, f"{spec.name}.{compare_with_ort.safe_name(name)}.npy")
             np.save(paths[name], data)
         references[spec.name] = (paths, [(o.name, np.asarray(v))
                                          for o, v in zip(session.get_outputs(), outputs)])
