@@ -136,28 +136,42 @@ SmallVector<int64_t> elementwiseTile(ArrayRef<int64_t> bounds,
   return tiles;
 }
 
-// The contraction feeding the root element for element (or the root
-// itself), when the register-tiled kernel can run it.
-linalg::LinalgOp registerTileCandidate(func::FuncOp dispatch,
-                                       Operation *root) {
-  linalg::LinalgOp found;
+// A contraction the register-tiled kernel can run, with its loops and the
+// map that gives, for each of its result dims, the root dim it lands on.
+struct RegisterTileCandidate {
+  linalg::LinalgOp op;
+  ContractionLoops loops;
+  AffineMap resultToRoot;
+};
+
+// The root itself, or a contraction whose result the root reads element
+// for element (through a permutation map), so that its rows and lanes map
+// onto the root's tiled dims.
+std::optional<RegisterTileCandidate> registerTileCandidate(func::FuncOp dispatch,
+                                                           Operation *root) {
+  std::optional<RegisterTileCandidate> found;
   dispatch.walk([&](linalg::LinalgOp op) {
-    if (!found && succeeded(matchContraction(op)))
-      found = op;
+    if (found)
+      return;
+    if (FailureOr<ContractionLoops> loops = matchContraction(op); succeeded(loops))
+      found = RegisterTileCandidate{op, *loops, AffineMap()};
   });
   if (!found)
-    return nullptr;
-  // Only the root itself, or a contraction whose result the root reads
-  // through an identity-like (permutation) map, maps its m and n onto the
-  // root's tiled dims.
-  if (found.getOperation() == root)
+    return std::nullopt;
+  if (found->op.getOperation() == root) {
+    found->resultToRoot = found->op.getIndexingMapsArray().back();
     return found;
+  }
   auto rootOp = cast<linalg::LinalgOp>(root);
-  for (OpOperand *input : rootOp.getDpsInputOperands())
-    if (input->get().getDefiningOp() == found.getOperation() &&
-        rootOp.getMatchingIndexingMap(input).isPermutation())
+  for (OpOperand *input : rootOp.getDpsInputOperands()) {
+    AffineMap map = rootOp.getMatchingIndexingMap(input);
+    if (input->get().getDefiningOp() == found->op.getOperation() &&
+        map.isPermutation()) {
+      found->resultToRoot = map;
       return found;
-  return nullptr;
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -205,8 +219,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   }
   config.workgroupTile = elementwiseTile(bounds, splittable);
 
-  linalg::LinalgOp contraction = registerTileCandidate(dispatch, root);
-  if (!contraction || !options.registerTiles) {
+  std::optional<RegisterTileCandidate> candidate =
+      registerTileCandidate(dispatch, root);
+  if (!candidate || !options.registerTiles) {
     // Contractions the register tiles don't take (other element types,
     // transposed lanes) keep 64x64 output tiles on their two innermost
     // parallel dims, the rest one by one.
@@ -232,8 +247,8 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     return config;
   }
 
-  FailureOr<ContractionLoops> loops = matchContraction(contraction);
-  SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
+  const ContractionLoops *loops = &candidate->loops;
+  SmallVector<int64_t> ranges = candidate->op.getStaticLoopRanges();
   int64_t rowsTotal = ranges[loops->m], lanesTotal = ranges[loops->n];
   // Accumulators: rows x (lanes / vector width) registers, leaving room
   // for the B vectors and one broadcast: 8x32 (16 of 32 zmm) on AVX-512,
@@ -267,29 +282,14 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
 
   // Workgroup tiles: ~64x64 outputs, whole register tiles, on the root
   // dims that m and n map to; outer dims one at a time.
-  AffineMap contractionOut =
-      contraction.getIndexingMapsArray()[contraction.getNumDpsInputs()];
-  AffineMap rootToContraction;
-  if (contraction.getOperation() == root) {
-    rootToContraction = AffineMap::getMultiDimIdentityMap(bounds.size(),
-                                                          dispatch.getContext());
-  } else {
-    for (OpOperand *input : rootOp.getDpsInputOperands())
-      if (input->get().getDefiningOp() == contraction.getOperation())
-        rootToContraction = rootOp.getMatchingIndexingMap(input);
-  }
-  // Root dim of each result dim of the contraction.
+  AffineMap contractionOut = candidate->op.getIndexingMapsArray().back();
   auto rootDimOf = [&](unsigned contractionDim) -> std::optional<unsigned> {
-    for (auto [pos, expr] : llvm::enumerate(contractionOut.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim || dim.getPosition() != contractionDim)
-        continue;
-      if (contraction.getOperation() == root)
-        return contractionDim;
-      if (auto rootDim =
-              dyn_cast<AffineDimExpr>(rootToContraction.getResult(pos)))
-        return rootDim.getPosition();
-    }
+    for (auto [pos, expr] : llvm::enumerate(contractionOut.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && dim.getPosition() == contractionDim)
+        if (auto rootDim = dyn_cast<AffineDimExpr>(
+                candidate->resultToRoot.getResult(pos)))
+          return rootDim.getPosition();
     return std::nullopt;
   };
   std::optional<unsigned> rootM = rootDimOf(loops->m);
