@@ -144,17 +144,14 @@ int main(int argc, char **argv) {
 
   mlir::kiln::cpu::CpuBackendOptions cpuOptions;
   cpuOptions.cpu = cpuName;
-  if (codegen == "auto") {
-    cpuOptions.config = {true, true};
-  } else if (codegen == "loop-order") {
-    cpuOptions.config = {false, true};
-  } else if (codegen == "scalar") {
-    cpuOptions.config = {false, false};
-  } else {
+  std::optional<mlir::kiln::cpu::ConfigOptions> configOptions =
+      mlir::kiln::cpu::parseConfigOptions(codegen);
+  if (!configOptions) {
     llvm::errs() << "kilnc: error: unknown --codegen '" << codegen
                  << "' (expected auto, loop-order or scalar)\n";
     return 1;
   }
+  cpuOptions.config = *configOptions;
   std::string error;
   auto backend = mlir::kiln::cpu::createCpuBackend(cpuOptions, error);
   if (failed(backend)) {

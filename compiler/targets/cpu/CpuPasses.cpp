@@ -30,29 +30,16 @@ namespace mlir::kiln::cpu {
 
 namespace {
 
-LogicalResult parseCodegen(StringRef codegen, ConfigOptions &options,
-                           ModuleOp module) {
-  if (codegen == "auto")
-    options = {true, true};
-  else if (codegen == "loop-order")
-    options = {false, true};
-  else if (codegen == "scalar")
-    options = {false, false};
-  else
+LogicalResult configure(ModuleOp module, StringRef cpu, StringRef codegen) {
+  std::optional<ConfigOptions> options = parseConfigOptions(codegen);
+  if (!options)
     return module.emitError("unknown codegen '")
            << codegen << "' (expected auto, loop-order or scalar)";
-  return success();
-}
-
-LogicalResult configure(ModuleOp module, StringRef cpu, StringRef codegen) {
-  ConfigOptions options;
-  if (failed(parseCodegen(codegen, options, module)))
-    return failure();
   std::string error;
   FailureOr<TargetChoice> target = resolveTarget(cpu.str(), error);
   if (failed(target))
     return module.emitError(error);
-  configureDispatches(module, *target, options);
+  configureDispatches(module, *target, *options);
   return success();
 }
 

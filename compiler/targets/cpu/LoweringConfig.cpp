@@ -21,6 +21,16 @@ llvm::StringRef strategyName(Strategy strategy) {
   return "";
 }
 
+std::optional<ConfigOptions> parseConfigOptions(llvm::StringRef codegen) {
+  if (codegen == "auto")
+    return ConfigOptions{true, true};
+  if (codegen == "loop-order")
+    return ConfigOptions{false, true};
+  if (codegen == "scalar")
+    return ConfigOptions{false, false};
+  return std::nullopt;
+}
+
 DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
   SmallVector<NamedAttribute> entries = {

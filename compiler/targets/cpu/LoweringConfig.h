@@ -60,6 +60,10 @@ struct ConfigOptions {
   bool loopOrder = true;
 };
 
+// Parses `--codegen` / the passes' `codegen=` option: auto, loop-order or
+// scalar. Returns nullopt for anything else.
+std::optional<ConfigOptions> parseConfigOptions(llvm::StringRef codegen);
+
 // The configuration the backend picks for `dispatch` on `target`.
 LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                     const TargetChoice &target,
