@@ -35,7 +35,7 @@ bool isFoldableResult(RankedTensorType type) {
   return type.hasStaticShape() && type.getNumElements() <= kMaxFoldElements;
 }
 
-std::optional<ConstantTensor> readConstant(Attribute attr) {
+std::optional<ConstantTensor> readConstant(Attribute attr, int64_t maxElements) {
   auto dense = llvm::dyn_cast_if_present<DenseElementsAttr>(attr);
   if (!dense)
     return std::nullopt;
@@ -45,13 +45,19 @@ std::optional<ConstantTensor> readConstant(Attribute attr) {
   ConstantTensor result;
   result.type = type;
   result.isSplat = dense.isSplat();
-  if (!result.isSplat && type.getNumElements() > kMaxFoldElements)
+  if (!result.isSplat && type.getNumElements() > maxElements)
     return std::nullopt;
   Type elementType = type.getElementType();
   if (llvm::isa<FloatType>(elementType)) {
     result.isFloat = true;
     if (result.isSplat) {
       result.floats.push_back(toDouble(dense.getSplatValue<llvm::APFloat>()));
+    } else if (elementType.isF32()) {
+      // Weights are mostly f32 and large: read the floats directly rather
+      // than through one APFloat per element.
+      result.floats.reserve(type.getNumElements());
+      for (float value : dense.getValues<float>())
+        result.floats.push_back(value);
     } else {
       result.floats.reserve(type.getNumElements());
       for (const llvm::APFloat &value : dense.getValues<llvm::APFloat>())
@@ -75,6 +81,11 @@ DenseElementsAttr writeFloats(RankedTensorType type, llvm::ArrayRef<double> valu
   auto elementType = llvm::dyn_cast<FloatType>(type.getElementType());
   if (!elementType)
     return {};
+  if (elementType.isF32() && values.size() > 1) {
+    // Rounding a double to float is round-to-nearest-even, as below.
+    std::vector<float> floats(values.begin(), values.end());
+    return DenseElementsAttr::get(type, llvm::ArrayRef<float>(floats));
+  }
   llvm::SmallVector<llvm::APFloat> converted;
   converted.reserve(values.size());
   for (double value : values) {

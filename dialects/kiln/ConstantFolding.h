@@ -55,8 +55,10 @@ struct ConstantTensor {
 };
 
 /// Reads `attr` if it is a dense constant of a static shape that is a splat
-/// or has at most kMaxFoldElements elements.
-std::optional<ConstantTensor> readConstant(Attribute attr);
+/// or has at most `maxElements` elements (folds that touch each value once,
+/// such as folding a BatchNorm into conv weights, pass a larger limit).
+std::optional<ConstantTensor> readConstant(Attribute attr,
+                                           int64_t maxElements = kMaxFoldElements);
 
 /// Builds a constant of `type` from values (one value makes a splat).
 /// Integers are truncated to the element width, doubles rounded to nearest

@@ -36,40 +36,19 @@ namespace {
 
 /// The values of a float constant of any size as doubles (a splat is
 /// expanded), or std::nullopt when `value` is not a static float constant.
-/// Unlike readConstant, there is no element limit: conv filters are large,
-/// and each value is touched once.
+/// No element limit: conv filters are large, and each value is touched once.
 std::optional<std::vector<double>> readWeights(Value value) {
-  DenseElementsAttr dense;
-  if (!matchPattern(value, m_Constant(&dense)))
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  auto type = llvm::dyn_cast<RankedTensorType>(dense.getType());
-  if (!type || !type.hasStaticShape() ||
-      !llvm::isa<FloatType>(type.getElementType()))
+  std::optional<ConstantTensor> constant =
+      readConstant(attr, std::numeric_limits<int64_t>::max());
+  if (!constant || !constant->isFloat)
     return std::nullopt;
-  std::vector<double> values;
-  values.reserve(type.getNumElements());
-  if (type.getElementType().isF32()) {
-    for (float v : dense.getValues<float>())
-      values.push_back(v);
-    return values;
-  }
-  for (const llvm::APFloat &v : dense.getValues<llvm::APFloat>()) {
-    llvm::APFloat copy = v;
-    bool losesInfo = false;
-    copy.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-                 &losesInfo);
-    values.push_back(copy.convertToDouble());
-  }
-  return values;
-}
-
-/// A float constant of `type` holding `values` rounded to nearest even.
-DenseElementsAttr writeWeights(RankedTensorType type, ArrayRef<double> values) {
-  if (type.getElementType().isF32()) {
-    std::vector<float> floats(values.begin(), values.end());
-    return DenseElementsAttr::get(type, ArrayRef<float>(floats));
-  }
-  return writeFloats(type, values);
+  if (constant->isSplat)
+    return std::vector<double>(constant->type.getNumElements(),
+                               constant->floats.front());
+  return std::move(constant->floats);
 }
 
 /// Rewrites `consumer` (whose only operand of interest is `conv`'s result)
@@ -117,12 +96,12 @@ LogicalResult foldChannelAffineIntoConv(PatternRewriter &rewriter,
     for (int64_t o = 0; o < channels; ++o)
       for (int64_t i = 0; i < block; ++i)
         (*filter)[o * block + i] *= scale[o];
-    newFilter = ConstantOp::create(rewriter, loc, writeWeights(filterType, *filter));
+    newFilter = ConstantOp::create(rewriter, loc, writeFloats(filterType, *filter));
   }
   for (int64_t o = 0; o < channels; ++o)
     bias[o] = bias[o] * (scale.empty() ? 1.0 : scale[o]) + shift[o];
   auto biasType = RankedTensorType::get({channels}, filterType.getElementType());
-  Value newBias = ConstantOp::create(rewriter, loc, writeWeights(biasType, bias));
+  Value newBias = ConstantOp::create(rewriter, loc, writeFloats(biasType, bias));
 
   // Same input and window attributes, so the result type is unchanged.
   auto folded = ConvOp::create(rewriter, loc, TypeRange{conv.getType()},
