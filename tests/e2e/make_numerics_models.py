@@ -153,6 +153,26 @@ def matmul_epilogue(m, k, n, tail):
     return build
 
 
+def concat(piece_shapes, axis, const_piece=None):
+    """Relu of each input (so every piece comes from another dispatch), then
+    Concat along `axis`; `const_piece` adds a constant piece of that shape."""
+    def build(name):
+        rng = _rng(name)
+        nodes, pieces, inputs, inits = [], [], [], []
+        for i, shape in enumerate(piece_shapes):
+            inputs.append(_vi(f"X{i}", shape))
+            nodes.append(helper.make_node("Relu", [f"X{i}"], [f"r{i}"]))
+            pieces.append(f"r{i}")
+        if const_piece is not None:
+            inits.append(_w(rng, "C", const_piece))
+            pieces.insert(1, "C")
+        out = list(piece_shapes[0])
+        out[axis] = sum(s[axis] for s in piece_shapes) + (const_piece[axis] if const_piece else 0)
+        nodes.append(helper.make_node("Concat", pieces, ["Y"], axis=axis))
+        return _model(name, nodes, inputs, [_vi("Y", out)], inits)
+    return build
+
+
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
                (3, 1, 5), (130, 17, 250)]
 # The scalar strategy is slow: run it on the small MatMuls only.
@@ -204,6 +224,15 @@ def _specs():
         Spec("conv_batch2_bias_3x3_p1_2x4x10x7_oc6",
              conv(2, 4, 10, 7, 6, 3, 1, 1, bias=True), 36),
         Spec("conv1x1_k1_1x1x7x5_oc4", conv(1, 1, 7, 5, 4, 1), 1, scalar=True),
+        # Concats split into workgroups over every dim but the axis.
+        Spec("concat_axis1_1x8+16+5x13x11",
+             concat([(1, 8, 13, 11), (1, 16, 13, 11), (1, 5, 13, 11)], 1), 1, scalar=True),
+        Spec("concat_axis3_4x6x50x7+9", concat([(4, 6, 50, 7), (4, 6, 50, 9)], 3), 1),
+        Spec("concat_axis0_3+5x4096", concat([(3, 4096), (5, 4096)], 0), 1),
+        Spec("concat_const_axis1_2x4+3+6x64",
+             concat([(2, 4, 64), (2, 6, 64)], 1, const_piece=(2, 3, 64)), 1),
+        Spec("concat_axis1_1x64+64x56x56",
+             concat([(1, 64, 56, 56), (1, 64, 56, 56)], 1), 1),
         Spec("matmul_bias_relu_19x47x33", matmul_epilogue(19, 47, 33, "relu"), 47, scalar=True),
         Spec("matmul_bias_gelu_19x47x33", matmul_epilogue(19, 47, 33, "gelu"), 47),
         Spec("matmul_bias_gelu_erf_19x47x33", matmul_epilogue(19, 47, 33, "gelu_erf"), 47),

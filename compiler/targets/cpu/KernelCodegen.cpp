@@ -125,6 +125,83 @@ FailureOr<func::FuncOp> makeKernelFunction(func::FuncOp dispatch) {
   return kernel;
 }
 
+// Step 2, for a concat: one workgroup loop over the result's tiled dims
+// whose body copies that tile of every piece. (The pieces are dispatch
+// inputs, so there is nothing to fuse; tiling the last insert alone would
+// copy the whole chain before it in every workgroup.)
+LogicalResult tileConcat(func::FuncOp kernel, ConcatChain concat,
+                         ArrayRef<int64_t> tiles) {
+  tensor::InsertSliceOp last = concat.inserts.back();
+  ArrayRef<int64_t> shape = last.getDestType().getShape();
+  if (tiles.size() != shape.size())
+    return last->emitOpError("has ")
+           << shape.size() << " dims but the lowering config's "
+           << "workgroup_tile has " << tiles.size() << " sizes";
+  SmallVector<int64_t> tiledDims;
+  for (auto [d, tile] : llvm::enumerate(tiles)) {
+    if (tile == 0 || tile >= shape[d])
+      continue;
+    if (static_cast<int64_t>(d) == concat.axis || shape[d] % tile != 0)
+      return last->emitOpError("concat workgroup tiles must divide their "
+                               "dim and leave the concat axis whole; dim ")
+             << d << " has tile " << tile;
+    tiledDims.push_back(d);
+  }
+  if (tiledDims.empty())
+    return success();
+  if (tiledDims.size() > 3)
+    return last->emitOpError("workgroup tiles split at most 3 dims (the "
+                             "workgroup grid is 3-D)");
+  IRRewriter rewriter(kernel.getContext());
+  rewriter.setInsertionPoint(last);
+  Location loc = last.getLoc();
+  SmallVector<OpFoldResult> lbs, ubs, steps;
+  for (int64_t d : tiledDims) {
+    lbs.push_back(rewriter.getIndexAttr(0));
+    ubs.push_back(rewriter.getIndexAttr(shape[d]));
+    steps.push_back(rewriter.getIndexAttr(tiles[d]));
+  }
+  Value base = concat.inserts.front().getDest();
+  auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
+                                      ValueRange{base},
+                                      /*mapping=*/std::nullopt);
+  Block *body = forall.getBody();
+  Value shared = forall.getRegionIterArgs().front();
+  rewriter.setInsertionPointToStart(body);
+  // Per piece: its slice at this tile, and where that slice goes.
+  SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> pieces;
+  SmallVector<OpFoldResult> ones(shape.size(), rewriter.getIndexAttr(1));
+  for (tensor::InsertSliceOp insert : concat.inserts) {
+    ArrayRef<int64_t> pieceShape = insert.getSourceType().getShape();
+    SmallVector<OpFoldResult> srcOffsets, sizes, destOffsets;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      srcOffsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(pieceShape[d]));
+      destOffsets.push_back(rewriter.getIndexAttr(insert.getStaticOffsets()[d]));
+    }
+    for (auto [i, d] : llvm::enumerate(tiledDims)) {
+      srcOffsets[d] = body->getArgument(i);
+      sizes[d] = rewriter.getIndexAttr(tiles[d]);
+      destOffsets[d] = body->getArgument(i);
+    }
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, insert.getSource(), srcOffsets, sizes, ones);
+    pieces.push_back({slice, destOffsets});
+  }
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto &[slice, destOffsets] : pieces) {
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : cast<RankedTensorType>(slice.getType()).getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, slice, shared,
+                                          destOffsets, sizes, ones);
+  }
+  rewriter.replaceAllUsesWith(last.getResult(), forall.getResult(0));
+  for (tensor::InsertSliceOp insert : llvm::reverse(concat.inserts))
+    rewriter.eraseOp(insert);
+  return success();
+}
+
 // Step 2: tile the last op into workgroups and fuse its producers.
 LogicalResult tileWorkgroups(func::FuncOp kernel,
                              const LoweringConfig &config) {
@@ -134,6 +211,11 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
     if (!last)
       last = m.getSource().getDefiningOp();
   });
+  if (std::optional<ConcatChain> concat = matchConcat(last)) {
+    if (config.workgroupTile.empty() || !kernel.getOps<scf::ForOp>().empty())
+      return success(); // Runs as one workgroup.
+    return tileConcat(kernel, *concat, config.workgroupTile);
+  }
   // Linalg ops and pads (whose tiles are pads of input slices) split into
   // workgroups.
   auto tileable = dyn_cast_or_null<TilingInterface>(last);

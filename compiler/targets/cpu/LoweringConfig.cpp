@@ -105,8 +105,49 @@ Operation *workgroupRoot(func::FuncOp dispatch) {
   if (!ret || ret.getNumOperands() == 0)
     return nullptr;
   Operation *root = ret.getOperand(0).getDefiningOp();
-  return isa_and_nonnull<linalg::LinalgOp, tensor::PadOp>(root) ? root
-                                                                 : nullptr;
+  if (isa_and_nonnull<linalg::LinalgOp, tensor::PadOp>(root))
+    return root;
+  return matchConcat(root) ? root : nullptr;
+}
+
+std::optional<ConcatChain> matchConcat(Operation *last) {
+  auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(last);
+  if (!insert)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = insert.getDestType().getShape();
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return std::nullopt;
+  ConcatChain chain;
+  Value dest;
+  for (;;) {
+    if (insert.getSourceType().getRank() != insert.getDestType().getRank() ||
+        llvm::any_of(insert.getStaticOffsets(), ShapedType::isDynamic) ||
+        llvm::any_of(insert.getStaticSizes(), ShapedType::isDynamic) ||
+        llvm::any_of(insert.getStaticStrides(),
+                     [](int64_t s) { return s != 1; }))
+      return std::nullopt;
+    for (auto [d, size] : llvm::enumerate(insert.getStaticSizes())) {
+      if (size == shape[d] && insert.getStaticOffsets()[d] == 0)
+        continue;
+      // A second dim that is not whole: not a concat.
+      if (chain.axis != -1 && chain.axis != static_cast<int64_t>(d))
+        return std::nullopt;
+      chain.axis = d;
+    }
+    chain.inserts.push_back(insert);
+    dest = insert.getDest();
+    auto previous = dest.getDefiningOp<tensor::InsertSliceOp>();
+    if (!previous)
+      break;
+    if (!previous->hasOneUse())
+      return std::nullopt;
+    insert = previous;
+  }
+  // Built on a fresh tensor: every workgroup writes only its own tile.
+  if (!dest.getDefiningOp<tensor::EmptyOp>())
+    return std::nullopt;
+  std::reverse(chain.inserts.begin(), chain.inserts.end());
+  return chain;
 }
 
 namespace {
@@ -208,6 +249,30 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                ? utils::IteratorType::parallel
                                : utils::IteratorType::reduction);
     config.workgroupTile = elementwiseTile(shape, splittable);
+    return config;
+  }
+  if (std::optional<ConcatChain> concat = matchConcat(root)) {
+    // A concat's loops are its result's dims; each workgroup copies its
+    // tile of every piece, so any dim but the concat axis splits. Tiles
+    // divide their dims: the pieces' slices keep static sizes.
+    ArrayRef<int64_t> shape =
+        concat->inserts.back().getDestType().getShape();
+    SmallVector<utils::IteratorType> splittable(shape.size(),
+                                                utils::IteratorType::parallel);
+    if (concat->axis >= 0)
+      splittable[concat->axis] = utils::IteratorType::reduction;
+    // Whole innermost rows keep each copy a long contiguous run, unless
+    // the innermost dim is the only one to split.
+    int64_t last = static_cast<int64_t>(shape.size()) - 1;
+    for (int64_t d = 0; d < last; ++d)
+      if (splittable[d] == utils::IteratorType::parallel && shape[d] > 1) {
+        splittable[last] = utils::IteratorType::reduction;
+        break;
+      }
+    config.workgroupTile = elementwiseTile(shape, splittable);
+    for (auto [tile, bound] : llvm::zip(config.workgroupTile, shape))
+      while (tile > 0 && bound % tile != 0)
+        ++tile;
     return config;
   }
   auto rootOp = cast<linalg::LinalgOp>(root);

@@ -31,6 +31,7 @@
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 namespace mlir::kiln::cpu {
@@ -75,8 +76,18 @@ void configureDispatches(ModuleOp module, const TargetChoice &target,
                          const ConfigOptions &options);
 
 // The op a dispatch's workgroups are tiled by: the producer of its first
-// result, when it is a linalg op.
+// result, when it is a linalg op, a pad, or the last insert of a concat.
 Operation *workgroupRoot(func::FuncOp dispatch);
+
+// A concat as dispatch formation leaves it: a chain of static, unit-stride,
+// same-rank tensor.insert_slice ops into one tensor.empty, each piece
+// spanning the whole result on every dim but `axis`.
+struct ConcatChain {
+  SmallVector<tensor::InsertSliceOp> inserts; // first piece first
+  int64_t axis = -1; // -1: every piece spans the whole result
+};
+// The chain ending in `last`, or nullopt if `last` is not such a concat.
+std::optional<ConcatChain> matchConcat(Operation *last);
 
 } // namespace mlir::kiln::cpu
 

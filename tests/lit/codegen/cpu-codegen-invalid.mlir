@@ -36,3 +36,15 @@ func.func private @dispatch_0(%arg0: tensor<i64>) -> tensor<4xf32> attributes {k
   %s = tensor.extract_slice %f[0] [4] [1] : tensor<?xf32> to tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+// A hand-set workgroup tile along a concat's axis would have workgroups
+// each copy part of one piece at offsets the pieces don't share.
+func.func private @dispatch_0(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "loop-order", workgroup_tile = array<i64: 0, 4>}} {
+  %0 = tensor.empty() : tensor<2x8xf32>
+  %1 = tensor.insert_slice %a into %0[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x8xf32>
+  // expected-error @+1 {{concat workgroup tiles must divide their dim and leave the concat axis whole; dim 1 has tile 4}}
+  %2 = tensor.insert_slice %b into %1[0, 3] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<2x8xf32>
+  return %2 : tensor<2x8xf32>
+}
