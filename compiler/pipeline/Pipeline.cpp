@@ -175,11 +175,29 @@ LogicalResult Pipeline::compile(ModuleOp module,
   return success();
 }
 
+void collectLocationNames(Location loc, SmallVectorImpl<std::string> &names) {
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    std::string name = named.getName().str();
+    if (!llvm::is_contained(names, name))
+      names.push_back(name);
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location part : fused.getLocations())
+      collectLocationNames(part, names);
+  } else if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    collectLocationNames(site.getCallee(), names);
+  }
+}
+
 void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
                      ModuleOp callers) {
   llvm::StringMap<int> calls;
+  // The names in each call's location (the ONNX nodes, and initializers
+  // folded into them, that the call computes), one list per call.
+  llvm::StringMap<SmallVector<SmallVector<std::string>>> callNodes;
   (callers ? callers : dispatches).walk([&](func::CallOp call) {
     ++calls[call.getCallee()];
+    collectLocationNames(call.getLoc(),
+                         callNodes[call.getCallee()].emplace_back());
   });
   for (auto func : dispatches.getOps<func::FuncOp>()) {
     if (!func->hasAttr("kiln.dispatch"))
@@ -199,6 +217,15 @@ void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
     for (Type t : func.getResultTypes())
       os << " " << t;
     os << "\n";
+    for (const SmallVector<std::string> &names : callNodes[func.getName()]) {
+      os << "  nodes:";
+      for (const std::string &name : names) {
+        os << " \"";
+        llvm::printEscapedString(name, os);
+        os << "\"";
+      }
+      os << "\n";
+    }
     if (Attribute config = func->getAttr(kLoweringConfigAttr))
       os << "  config: " << config << "\n";
   }

@@ -95,9 +95,21 @@ private:
 
 // Prints one line per dispatch of `dispatches`: name, how often `callers`
 // (default: the same module) calls it, the ops it holds and its result
-// types, then its lowering configuration when one is set.
+// types; then one `  nodes: "A" "B"` line per call with the names in the
+// call's location (the ONNX nodes it computes, escaped as in C strings),
+// then its lowering configuration when one is set.
 void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
                      ModuleOp callers = nullptr);
+
+// The names of the NameLocs in `loc` (through fused and call-site
+// locations), each once, in order.
+void collectLocationNames(Location loc, llvm::SmallVectorImpl<std::string> &names);
+
+// A debugging aid for kiln-compare's tests (kilnc --debug-perturb-node):
+// after lowering, adds `delta` to the float result of the last op that
+// node `node` produced, so that the compiled model is wrong from that node
+// on. Fails at that stage when no such op exists.
+void addPerturbNodeHook(Pipeline &pipeline, std::string node, float delta);
 
 } // namespace mlir::kiln
 

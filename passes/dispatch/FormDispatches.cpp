@@ -45,6 +45,7 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir::kiln {
@@ -184,6 +185,60 @@ public:
   }
 };
 
+// Elementwise fusion builds one op from a consumer and its producer at only
+// one of their locations. Every linalg op a pattern rooted at a linalg op
+// inserts gets the root's location and those of the producers it absorbed
+// (read by the root, no longer read by the new op), so every ONNX node
+// whose op was fused away still names the dispatch that computes it
+// (kilnc --dump-dispatches, kiln-compare).
+struct KeepFusedLocations : public RewriterBase::Listener {
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
+    reset();
+    if (!isa<linalg::LinalgOp>(op))
+      return;
+    root = op;
+    rootLoc = op->getLoc();
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (isa<linalg::LinalgOp>(producer))
+          producers.insert(producer);
+  }
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (root && isa<linalg::LinalgOp>(op))
+      inserted.insert(op);
+  }
+  void notifyOperationErased(Operation *op) override {
+    inserted.remove(op);
+    producers.remove(op);
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult status) override {
+    if (root && succeeded(status)) {
+      for (Operation *op : inserted) {
+        SmallVector<Location> locs = {op->getLoc(), *rootLoc};
+        llvm::SmallPtrSet<Operation *, 4> stillRead;
+        for (Value operand : op->getOperands())
+          stillRead.insert(operand.getDefiningOp());
+        for (Operation *producer : producers)
+          if (!stillRead.contains(producer))
+            locs.push_back(producer->getLoc());
+        op->setLoc(FusedLoc::get(op->getContext(), locs));
+      }
+    }
+    reset();
+  }
+  void reset() {
+    root = nullptr;
+    rootLoc.reset();
+    producers.clear();
+    inserted.clear();
+  }
+
+  Operation *root = nullptr;
+  std::optional<Location> rootLoc;
+  llvm::SetVector<Operation *> producers, inserted;
+};
+
 void runFusion(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
@@ -207,7 +262,9 @@ void runFusion(func::FuncOp func) {
   };
   linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, reshapeControl);
   tensor::populateFoldTensorEmptyPatterns(patterns);
+  KeepFusedLocations locations;
   GreedyRewriteConfig config;
+  config.setListener(&locations);
   (void)applyPatternsGreedily(func, std::move(patterns), config);
 }
 
@@ -422,9 +479,14 @@ private:
       bodies[key] = func;
       SymbolTable(module).insert(func);
     }
-    // Replace the group by a call placed where its last op was.
+    // Replace the group by a call placed where its last op was, located
+    // at all of the group's ops: a deduplicated body keeps only its first
+    // group's locations, the call says which nodes this call computes.
     builder.setInsertionPointAfter(group.back());
-    auto call = func::CallOp::create(builder, group.back()->getLoc(), func,
+    SmallVector<Location> groupLocs;
+    for (Operation *op : group)
+      groupLocs.push_back(op->getLoc());
+    auto call = func::CallOp::create(builder, builder.getFusedLoc(groupLocs), func,
                                      SmallVector<Value>(inputs.begin(), inputs.end()));
     for (auto [value, result] : llvm::zip(outputs, call.getResults()))
       value.replaceAllUsesWith(result);

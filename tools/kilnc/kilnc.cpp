@@ -90,6 +90,17 @@ cl::opt<std::string> codegen(
              "tiles) or scalar (loops as lowered)"),
     cl::init("auto"), cl::cat(kilncCategory));
 
+// For kiln-compare's tests only: a known fault in one node's result.
+cl::opt<std::string> debugPerturbNode(
+    "debug-perturb-node",
+    cl::desc("Debugging: add --debug-perturb-delta to the result of this "
+             "ONNX node (a known fault for kiln-compare's tests)"),
+    cl::value_desc("node"), cl::Hidden, cl::cat(kilncCategory));
+cl::opt<float> debugPerturbDelta(
+    "debug-perturb-delta",
+    cl::desc("Debugging: what --debug-perturb-node adds (default 0.5)"),
+    cl::init(0.5f), cl::Hidden, cl::cat(kilncCategory));
+
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
 
@@ -163,6 +174,9 @@ int main(int argc, char **argv) {
   pipelineOptions.timing = showTiming;
   mlir::kiln::Pipeline pipeline(context, pipelineOptions);
   pipeline.addBackend(std::move(*backend));
+  if (!debugPerturbNode.empty())
+    mlir::kiln::addPerturbNodeHook(pipeline, debugPerturbNode,
+                                   debugPerturbDelta);
 
   auto writeIR = [&](ModuleOp printed) {
     auto output = openOutputFile(outputFile, &error);
