@@ -20,12 +20,12 @@ from onnx import numpy_helper
 TOOL = MODEL = KILNC = KILN = WORKDIR = None
 
 
-def kiln_compare(name, *args):
+def kiln_compare(name, *args, model=None):
     """Runs the tool; returns (exit status, JSON report or None, stdout+stderr)."""
     report = os.path.join(WORKDIR, name + ".json")
     if os.path.exists(report):
         os.remove(report)
-    cmd = [sys.executable, TOOL, MODEL, "--kilnc", KILNC, "--kiln", KILN,
+    cmd = [sys.executable, TOOL, model or MODEL, "--kilnc", KILNC, "--kiln", KILN,
            "--workdir", os.path.join(WORKDIR, name), "--json", report] + list(args)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     text = proc.stdout + proc.stderr
@@ -116,6 +116,33 @@ class KilnCompareTest(unittest.TestCase):
                                             "--kilnc-arg=--debug-perturb-node=Conv_4")
         self.assertEqual(status, 1, text)
         self.assertEqual(report["node"], "Conv_4")
+
+    def test_symbolic_batch_is_fixed_to_the_inputs_shape(self):
+        model = onnx.load(MODEL)
+        for value in [model.graph.input[0]] + list(model.graph.output):
+            dim = value.type.tensor_type.shape.dim[0]
+            dim.Clear()
+            dim.dim_param = "batch"
+        path = os.path.join(WORKDIR, "dynamic_batch.onnx")
+        onnx.save(model, path)
+        name = model.graph.input[0].name
+        npy_dir = os.path.join(WORKDIR, "batch3")
+        os.makedirs(npy_dir, exist_ok=True)
+        np.save(os.path.join(npy_dir, name + ".npy"),
+                np.random.default_rng(4).uniform(-1, 1, size=(3, 3, 32, 32)).astype(np.float32))
+        status, report, text = kiln_compare("batch3", "--inputs", npy_dir, model=path)
+        self.assertEqual(status, 0, text)
+        status, report, text = kiln_compare("batch3_fault", "--inputs", npy_dir,
+                                            "--kilnc-arg=--debug-perturb-node=MaxPool_3",
+                                            model=path)
+        self.assertEqual(status, 1, text)
+        self.assertEqual(report["node"], "MaxPool_3")
+        self.assertEqual(report["stats"]["total"], 3 * 16 * 16 * 16)
+        # An input whose shape contradicts a static dim is refused clearly.
+        np.save(os.path.join(npy_dir, name + ".npy"), np.zeros((3, 3, 16, 16), np.float32))
+        status, _, text = kiln_compare("badshape", "--inputs", npy_dir, model=path)
+        self.assertEqual(status, 2, text)
+        self.assertIn(f"input '{name}' has shape [3, 3, 16, 16]", text)
 
     def test_bad_arguments_fail_clearly(self):
         status, _, text = kiln_compare("precision", "--precision", "fp16")
