@@ -209,6 +209,36 @@ TEST(TensorFiles, TensorProtoIntegerTypes) {
             "not a valid ONNX TensorProto (malformed protobuf)");
 }
 
+// Found by //tests/fuzz:npy_reader_fuzzer: the shape was allocated (here
+// 16 TB) before the data size was checked against it.
+TEST(TensorFiles, NpyShapeIsCheckedBeforeAllocating) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000, 1000000), }";
+  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                static_cast<uint8_t>(header.size()), 0};
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  Tensor t;
+  EXPECT_EQ(ParseNpy(bytes, &t).message(),
+            ".npy data is 0 bytes; shape [4000000,1000000] f32 needs 16000000000000");
+  header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }";
+  bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size()), 0};
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  EXPECT_NE(ParseNpy(bytes, &t).message().find("is too large"), std::string::npos);
+}
+
+// Found by //tests/fuzz:tensor_proto_reader_fuzzer: an empty raw_data made
+// the reader pass a null pointer to memcpy.
+TEST(TensorFiles, TensorProtoEmptyRawData) {
+  // dims {0, 3}, data_type INT8 (3), raw_data "".
+  std::vector<uint8_t> b = {0x08, 0, 0x08, 3, 0x10, 3, 0x4A, 0};
+  Tensor t;
+  std::string name;
+  Status s = ParseTensorProto(b, &t, &name);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(t.dtype(), DType::I8);
+  EXPECT_EQ(t.element_count(), 0);
+  EXPECT_EQ(t.dims(), (std::vector<int64_t>{0, 3}));
+}
+
 TEST(TensorFiles, SafeFileNames) {
   EXPECT_EQ(tools::SafeFileName("scaled/out:0"), "scaled_out_0");
   EXPECT_EQ(tools::SafeFileName("a.b-c_d"), "a.b-c_d");

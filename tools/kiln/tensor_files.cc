@@ -10,6 +10,18 @@ namespace {
 
 Status Bad(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
+// The element count of `dims`, or false when a dimension is negative or the
+// product leaves int64 at any point. The readers check a file's declared
+// shape against the bytes or values it holds before allocating, so a few
+// header bytes cannot ask for terabytes.
+bool CountElements(const std::vector<int64_t>& dims, int64_t* count) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return false;
+  *count = n;
+  return true;
+}
+
 struct NpyType {
   const char* descr;
   DType dtype;
@@ -135,13 +147,18 @@ Status ParseNpy(const std::vector<uint8_t>& bytes, Tensor* out) {
     dims.push_back(d);
     pos = end - shape.c_str();
   }
+  int64_t count;
+  uint64_t needed;
+  if (!CountElements(dims, &count) ||
+      __builtin_mul_overflow(static_cast<uint64_t>(count), DTypeSize(dtype), &needed))
+    return Bad(".npy shape " + DescribeShape(dims, dtype) + " is too large");
+  size_t data_start = header_start + header_len;
+  if (bytes.size() - data_start != needed)
+    return Bad(".npy data is " + std::to_string(bytes.size() - data_start) + " bytes; shape " +
+               DescribeShape(dims, dtype) + " needs " + std::to_string(needed));
   Tensor tensor;
   Status s = Tensor::Allocate(dtype, dims, &tensor);
   if (!s.ok()) return s;
-  size_t data_start = header_start + header_len;
-  if (bytes.size() - data_start != tensor.byte_size())
-    return Bad(".npy data is " + std::to_string(bytes.size() - data_start) + " bytes; shape " +
-               DescribeShape(dims, dtype) + " needs " + std::to_string(tensor.byte_size()));
   std::memcpy(tensor.data(), bytes.data() + data_start, tensor.byte_size());
   *out = std::move(tensor);
   return Status::Ok();
@@ -249,28 +266,36 @@ Status ParseTensorProto(const std::vector<uint8_t>& bytes, Tensor* out, std::str
     return Bad("TensorProto data_type " + std::to_string(onnx_type) + " is not supported");
   for (int64_t d : dims)
     if (d < 0) return Bad("TensorProto has a negative dimension");
+  int64_t signed_count;
+  uint64_t needed;
+  if (!CountElements(dims, &signed_count) ||
+      __builtin_mul_overflow(static_cast<uint64_t>(signed_count), DTypeSize(dtype), &needed))
+    return Bad("TensorProto shape " + DescribeShape(dims, dtype) + " is too large");
+  size_t count = static_cast<size_t>(signed_count);
+  // What the file holds must match the shape before anything is allocated.
+  bool typed_float = dtype == DType::F32 || dtype == DType::F64;
+  if (has_raw && raw.size() != needed)
+    return Bad("TensorProto raw_data is " + std::to_string(raw.size()) + " bytes; shape " +
+               DescribeShape(dims, dtype) + " needs " + std::to_string(needed));
+  if (!has_raw && typed_float && float_values.size() != count)
+    return Bad("TensorProto has " + std::to_string(float_values.size()) + " values; shape " +
+               DescribeShape(dims, dtype) + " needs " + std::to_string(count));
+  if (!has_raw && !typed_float && integer_values.size() != count)
+    return Bad("TensorProto has " + std::to_string(integer_values.size()) + " values; shape " +
+               DescribeShape(dims, dtype) + " needs " + std::to_string(count));
   Tensor tensor;
   Status s = Tensor::Allocate(dtype, dims, &tensor);
   if (!s.ok()) return s;
-  size_t count = static_cast<size_t>(tensor.element_count());
   uint8_t* data = static_cast<uint8_t*>(tensor.data());
   if (has_raw) {
-    if (raw.size() != tensor.byte_size())
-      return Bad("TensorProto raw_data is " + std::to_string(raw.size()) + " bytes; shape " +
-                 DescribeShape(dims, dtype) + " needs " + std::to_string(tensor.byte_size()));
-    std::memcpy(data, raw.data(), raw.size());
-  } else if (dtype == DType::F32 || dtype == DType::F64) {
-    if (float_values.size() != count)
-      return Bad("TensorProto has " + std::to_string(float_values.size()) + " values; shape " +
-                 DescribeShape(dims, dtype) + " needs " + std::to_string(count));
+    // An empty raw_data leaves raw.data() null, which memcpy must not get.
+    if (!raw.empty()) std::memcpy(data, raw.data(), raw.size());
+  } else if (typed_float) {
     for (size_t i = 0; i < count; ++i) {
       if (dtype == DType::F32) reinterpret_cast<float*>(data)[i] = static_cast<float>(float_values[i]);
       else reinterpret_cast<double*>(data)[i] = float_values[i];
     }
   } else {
-    if (integer_values.size() != count)
-      return Bad("TensorProto has " + std::to_string(integer_values.size()) + " values; shape " +
-                 DescribeShape(dims, dtype) + " needs " + std::to_string(count));
     // int32_data holds every narrow type (and f16/bf16 bits) one per entry.
     size_t size = DTypeSize(dtype);
     for (size_t i = 0; i < count; ++i) std::memcpy(data + i * size, &integer_values[i], size);
