@@ -12,17 +12,19 @@
 #   scripts/fuzz.sh testlogs             where the fuzz tests' logs are
 #
 # The C compiler is a repository setting in Bazel, so these builds use an
-# output base next to the normal one: the gcc build is left as it was.
+# output base of their own (under $KILN_CACHE/bazel-fuzz/): the gcc build
+# is left as it was.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$repo_root"
 
 fuzzers=(artifact_loader_fuzzer npy_reader_fuzzer tensor_proto_reader_fuzzer
          onnx_importer_fuzzer)
+# One output base per clone, like Bazel's own (keyed by the clone's path),
+# chosen without asking the normal Bazel server (which may be busy).
+fuzz_output_base="$kiln_cache/bazel-fuzz/$(printf %s "$repo_root" | md5sum | cut -c1-32)"
 fuzz_bazel() {
-  local base
-  base="$(bazel info output_base 2>/dev/null)-fuzz"
-  bazel --output_base="$base" "$@"
+  bazel --output_base="$fuzz_output_base" "$@"
 }
 fuzz_flags=("${bazel_flags[@]}" --config=fuzz)
 

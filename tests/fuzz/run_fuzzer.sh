@@ -16,7 +16,7 @@ options=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048
 replay=()
 for dir in "$regressions" "$seeds"; do
   [[ -d "$dir" ]] && while IFS= read -r -d '' f; do replay+=("$f"); done \
-    < <(find "$dir" -type f -print0 | sort -z)
+    < <(find -L "$dir" -type f -print0 | sort -z)
 done
 echo "run_fuzzer: replaying ${#replay[@]} regression and seed inputs"
 if ((${#replay[@]})); then
