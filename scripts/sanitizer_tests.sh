@@ -14,7 +14,9 @@
 # by hand. The importer still runs sanitized on every CI run through
 # //tests/fuzz:onnx_importer_fuzzer (clang ASan+UBSan; scripts/fuzz.sh).
 #
-# The TSan set: every test that runs sessions or the pool on several threads.
+# The TSan set: every test that runs sessions or the pool on several threads,
+# the 64-thread stress test at KILN_TSAN_STRESS_RUNS (default 20) runs per
+# thread.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$repo_root"
@@ -39,13 +41,16 @@ tsan_tests=(
   //runtime:concurrency_test
   //runtime:thread_pool_test
   //tests/runtime:compiled_model_concurrency_test
+  //tests/runtime:stress_test
 )
+# The stress test's 64 threads at TSan's speed: fewer runs per thread.
+tsan_flags=(--test_env=KILN_STRESS_RUNS="${KILN_TSAN_STRESS_RUNS:-20}")
 
 config="${1:?usage: scripts/sanitizer_tests.sh asan-ubsan|tsan|testlogs CONFIG}"
 shift
 case "$config" in
-  asan-ubsan) tests=("${asan_ubsan_tests[@]}") ;;
-  tsan) tests=("${tsan_tests[@]}") ;;
+  asan-ubsan) tests=("${asan_ubsan_tests[@]}") flags=() ;;
+  tsan) tests=("${tsan_tests[@]}") flags=("${tsan_flags[@]}") ;;
   testlogs)
     bazel info "${bazel_flags[@]}" --config="${1:?config}" bazel-testlogs
     exit 0
@@ -56,4 +61,4 @@ case "$config" in
     ;;
 esac
 bazel test "${bazel_flags[@]}" --config="$config" \
-  --test_env=KILN_PYTHON="$kiln_python" "$@" "${tests[@]}"
+  --test_env=KILN_PYTHON="$kiln_python" "${flags[@]}" "$@" "${tests[@]}"
