@@ -161,7 +161,19 @@ TEST_F(ErrorsTest, BadFormatVersion) {
   std::vector<uint8_t> bytes = testing::WriteOrDie(testing::AddScaleSpec());
   format::StoreU32(bytes.data() + 4, 7);
   EXPECT_TRUE(HasMessage(Load(bytes), StatusCode::kUnimplemented,
-                         "artifact format version 7 is not supported; this runtime reads version 1"));
+                         "artifact format version 7 was built by a newer kilnc; this runtime "
+                         "reads version 2"));
+}
+
+// A version-1 file (the old checksum) is told to recompile, not that its
+// checksum is wrong.
+TEST_F(ErrorsTest, OldFormatVersionAsksToRecompile) {
+  std::vector<uint8_t> bytes = testing::WriteOrDie(testing::AddScaleSpec());
+  format::StoreU32(bytes.data() + 4, 1);
+  format::StoreU64(bytes.data() + 48, 0x1234);  // whatever the old hash gave
+  EXPECT_TRUE(HasMessage(Load(bytes), StatusCode::kUnimplemented,
+                         "artifact format version 1 was built by an older kilnc; recompile "
+                         "the model (this runtime reads version 2)"));
 }
 
 TEST_F(ErrorsTest, BadFlatBufferWithAValidChecksum) {
@@ -212,6 +224,7 @@ TEST_F(ErrorsTest, BindingCountDiffersFromTheKernel) {
 TEST_F(ErrorsTest, KernelTableMismatch) {
   artifact::ArtifactSpec spec = testing::AddScaleSpec();
   spec.executables[0].kernels[0].bindingCount = 2;
+  spec.executables[0].kernels[0].bindings.pop_back();
   for (artifact::StepSpec& step : spec.plans[0].steps)
     if (step.kind == artifact::StepSpec::Kind::Dispatch && step.dispatch.kernel == 0)
       step.dispatch.bindings.pop_back();

@@ -19,6 +19,7 @@ debian_packages=(
   llvm-22-dev llvm-22-tools liblld-22-dev
   libprotobuf-dev protobuf-compiler
   libflatbuffers-dev flatbuffers-compiler
+  libxxhash-dev
   libgtest-dev
   libonnx-dev
   zlib1g-dev libzstd-dev

@@ -47,10 +47,22 @@ struct BindingSpec {
   uint64_t length = 0;
 };
 
+// What a kernel does with a binding (kiln.fbs BindingAccess).
+enum class Access : uint8_t { Read = 0, Write = 1, ReadWrite = 2 };
+
+struct KernelBindingSpec {
+  uint64_t size = 0; // exact byte length the kernel was compiled for
+  Access access = Access::Read;
+};
+
 struct KernelSpec {
   std::string name; // the kernel's name in the executable's table
   uint32_t bindingCount = 0;
   uint32_t pushConstantCount = 0;
+  // bindingCount entries; the loader checks every dispatch against them.
+  std::vector<KernelBindingSpec> bindings;
+  // The workgroup grid the kernel was compiled for.
+  uint32_t workgroups[3] = {1, 1, 1};
 };
 
 struct ExecutableSpec {

@@ -54,9 +54,16 @@ Offset<fb::Executable> buildExecutable(FlatBufferBuilder &fbb,
   for (const std::string &f : e.requiredFeatures)
     features.push_back(fbb.CreateString(f));
   std::vector<Offset<fb::Kernel>> kernels;
-  for (const KernelSpec &k : e.kernels)
-    kernels.push_back(fb::CreateKernel(fbb, fbb.CreateString(k.name),
-                                       k.bindingCount, k.pushConstantCount));
+  for (const KernelSpec &k : e.kernels) {
+    std::vector<fb::KernelBinding> bindings;
+    for (const KernelBindingSpec &b : k.bindings)
+      bindings.push_back(
+          fb::KernelBinding(b.size, static_cast<fb::BindingAccess>(b.access)));
+    std::vector<uint32_t> workgroups(k.workgroups, k.workgroups + 3);
+    kernels.push_back(fb::CreateKernel(
+        fbb, fbb.CreateString(k.name), k.bindingCount, k.pushConstantCount,
+        fbb.CreateVectorOfStructs(bindings), fbb.CreateVector(workgroups)));
+  }
   // The blob holds machine code; 16-byte alignment keeps it friendly to
   // anyone who reads it in place.
   fbb.ForceVectorAlignment(e.blob.size(), 1, 16);
@@ -89,6 +96,14 @@ Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
 
 // Catches specs that could never load; everything else is the loader's job.
 bool checkSpec(const ArtifactSpec &spec, std::string &error) {
+  for (const ExecutableSpec &e : spec.executables)
+    for (const KernelSpec &k : e.kernels)
+      if (k.bindings.size() != k.bindingCount) {
+        error = "kernel '" + k.name + "' takes " +
+                std::to_string(k.bindingCount) + " bindings but describes " +
+                std::to_string(k.bindings.size());
+        return false;
+      }
   for (const PlanSpec &plan : spec.plans) {
     for (const StepSpec &step : plan.steps) {
       if (step.kind == StepSpec::Kind::Copy) {

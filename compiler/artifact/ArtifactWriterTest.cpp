@@ -22,7 +22,8 @@ ArtifactSpec smallSpec() {
   exe.cpu = "x86-64-v3";
   exe.requiredFeatures = {"avx2", "fma"};
   exe.blob = {0x7f, 'E', 'L', 'F'};
-  exe.kernels.push_back({"add", 3, 0});
+  exe.kernels.push_back({"add", 3, 0,
+                         {{24, Access::Read}, {24, Access::Read}, {24, Access::Write}}});
   spec.executables.push_back(exe);
   PlanSpec plan;
   StepSpec step;
@@ -44,7 +45,7 @@ TEST(ArtifactWriter, HeaderLayoutAndAlignment) {
   ASSERT_GE(bytes.size(), 64u);
   EXPECT_EQ(0, std::memcmp(bytes.data(), "KILN", 4));
   format::Header h = format::DecodeHeader(bytes.data());
-  EXPECT_EQ(h.format_version, 1u);
+  EXPECT_EQ(h.format_version, 2u);
   EXPECT_EQ(h.header_size, 64u);
   EXPECT_EQ(h.flatbuffer_offset, 64u);
   EXPECT_EQ(h.constants_offset % 64, 0u);
@@ -59,7 +60,7 @@ TEST(ArtifactWriter, HeaderLayoutAndAlignment) {
   ASSERT_TRUE(fb::VerifyModelBuffer(verifier));
   EXPECT_TRUE(fb::ModelBufferHasIdentifier(fbData));
   const fb::Model* model = fb::GetModel(fbData);
-  EXPECT_EQ(model->format_version(), 1u);
+  EXPECT_EQ(model->format_version(), 2u);
   EXPECT_EQ(model->constants()->Get(1)->offset(), 64u);
   EXPECT_EQ(model->inputs()->Get(0)->dim_names()->Get(0)->str(), "batch");
   EXPECT_EQ(model->plans()->Get(0)->steps()->Get(0)->dispatch()->bindings()->Get(1)->space(),
@@ -102,6 +103,42 @@ TEST(ArtifactWriter, WritesFileAtomically) {
   EXPECT_EQ(onDisk, bytes);
   EXPECT_FALSE(writeArtifactFile(smallSpec(), "/nonexistent-dir/x.kiln", error));
   EXPECT_NE(error.find("/nonexistent-dir"), std::string::npos) << error;
+}
+
+TEST(ArtifactWriter, KernelTableCarriesBindingsAndWorkgroups) {
+  ArtifactSpec spec = smallSpec();
+  spec.executables[0].kernels[0].workgroups[0] = 5;
+  spec.executables[0].kernels[0].workgroups[2] = 2;
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(writeArtifact(spec, bytes, error)) << error;
+  format::Header h = format::DecodeHeader(bytes.data());
+  const fb::Kernel *k =
+      fb::GetModel(bytes.data() + h.flatbuffer_offset)->executables()->Get(0)->kernels()->Get(0);
+  ASSERT_NE(k->bindings(), nullptr);
+  ASSERT_EQ(k->bindings()->size(), 3u);
+  EXPECT_EQ(k->bindings()->Get(2)->size(), 24u);
+  EXPECT_EQ(k->bindings()->Get(0)->access(), fb::BindingAccess::Read);
+  EXPECT_EQ(k->bindings()->Get(2)->access(), fb::BindingAccess::Write);
+  ASSERT_NE(k->workgroups(), nullptr);
+  EXPECT_EQ(k->workgroups()->Get(0), 5u);
+  EXPECT_EQ(k->workgroups()->Get(1), 1u);
+  EXPECT_EQ(k->workgroups()->Get(2), 2u);
+
+  // A table whose binding descriptions do not match its count is refused.
+  spec.executables[0].kernels[0].bindings.pop_back();
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("kernel 'add' takes 3 bindings but describes 2"), std::string::npos)
+      << error;
+}
+
+// XXH3-64 with seed 0; the empty input's hash is xxHash's published value.
+TEST(Checksum, IsXxh3_64) {
+  EXPECT_EQ(format::Checksum(nullptr, 0), 0x2D06800538D394C2ull);
+  std::vector<uint8_t> file(200, 1);
+  ASSERT_TRUE(format::UpdateChecksum(file.data(), file.size()));
+  EXPECT_EQ(format::LoadU64(file.data() + 48), format::Checksum(file.data() + 64, 136));
+  EXPECT_FALSE(format::UpdateChecksum(file.data(), 63));
 }
 
 TEST(Checksum, EveryWordMattersAndLengthMatters) {

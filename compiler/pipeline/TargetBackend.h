@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir::kiln {
 
@@ -35,6 +36,10 @@ struct KernelInfo {
   // arena buffer of this size, live during the step only, as the last
   // binding.
   uint64_t scratchBytes = 0;
+  // Byte length of each binding as compiled (inputs, outputs, then the
+  // scratch binding if any); bindingCount entries. Inputs are read, the
+  // rest written.
+  std::vector<uint64_t> bindingSizes;
 };
 
 // The name of the attribute holding a dispatch's lowering configuration

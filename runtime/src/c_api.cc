@@ -1,7 +1,12 @@
 // The C API: thin wrappers that turn handles into the C++ objects and
-// Status into kiln_status_t. Nothing here throws; allocation failures of
-// the handles themselves use nothrow new.
+// Status into kiln_status_t. No exception crosses it: every entry that can
+// fail runs inside GuardC, which turns std::bad_alloc into
+// RESOURCE_EXHAUSTED, std::system_error (a worker thread that cannot start)
+// into RESOURCE_EXHAUSTED with its message, and anything else into
+// INTERNAL. Handles use nothrow new.
+#include <exception>
 #include <new>
+#include <system_error>
 
 #include "kiln/kiln.h"
 #include "kiln/runtime.h"
@@ -25,6 +30,13 @@ namespace {
 // Returned when even the status cannot be allocated.
 kiln_status_s out_of_memory_status{kiln::StatusCode::kResourceExhausted, "out of memory"};
 
+// Returned when an unexpected exception's message cannot be allocated.
+kiln_status_s internal_error_status{kiln::StatusCode::kInternal, "unexpected exception"};
+
+bool IsStatic(kiln_status_t status) {
+  return status == &out_of_memory_status || status == &internal_error_status;
+}
+
 kiln_status_t ToC(const kiln::Status& s) {
   if (s.ok()) return nullptr;
   auto* status = new (std::nothrow) kiln_status_s{s.code(), s.message()};
@@ -33,6 +45,33 @@ kiln_status_t ToC(const kiln::Status& s) {
 
 kiln_status_t Error(kiln::StatusCode code, const std::string& message) {
   return ToC(kiln::Status(code, message));
+}
+
+// Builds a status in a catch handler, where a second exception must not
+// escape.
+kiln_status_t FromException(kiln::StatusCode code, const char* prefix, const char* what) noexcept {
+  try {
+    auto* status = new (std::nothrow) kiln_status_s{code, std::string(prefix) + what};
+    return status ? status : &out_of_memory_status;
+  } catch (...) {
+    return code == kiln::StatusCode::kResourceExhausted ? &out_of_memory_status
+                                                        : &internal_error_status;
+  }
+}
+
+template <typename Body>
+kiln_status_t GuardC(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return &out_of_memory_status;
+  } catch (const std::system_error& e) {
+    return FromException(kiln::StatusCode::kResourceExhausted, "system error: ", e.what());
+  } catch (const std::exception& e) {
+    return FromException(kiln::StatusCode::kInternal, "unexpected exception: ", e.what());
+  } catch (...) {
+    return &internal_error_status;
+  }
 }
 
 kiln::Tensor FromC(const kiln_tensor_t& t) {
@@ -71,7 +110,7 @@ const char* kiln_status_message(kiln_status_t status) {
 }
 
 void kiln_status_free(kiln_status_t status) {
-  if (status != &out_of_memory_status) delete status;
+  if (!IsStatic(status)) delete status;
 }
 
 void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options) {
@@ -80,46 +119,54 @@ void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options) {
 
 kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
                                   kiln_runtime_t** out_runtime) {
-  if (options == nullptr || out_runtime == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "options or out_runtime is null");
-  kiln::RuntimeOptions cpp_options;
-  cpp_options.num_threads = options->num_threads;
-  std::shared_ptr<kiln::Runtime> runtime;
-  kiln::Status s = kiln::Runtime::Create(cpp_options, &runtime);
-  if (!s.ok()) return ToC(s);
-  auto* handle = new (std::nothrow) kiln_runtime_s{std::move(runtime)};
-  if (handle == nullptr) return &out_of_memory_status;
-  *out_runtime = handle;
-  return nullptr;
+  return GuardC([&]() -> kiln_status_t {
+    if (options == nullptr || out_runtime == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "options or out_runtime is null");
+    kiln::RuntimeOptions cpp_options;
+    cpp_options.num_threads = options->num_threads;
+    std::shared_ptr<kiln::Runtime> runtime;
+    kiln::Status s = kiln::Runtime::Create(cpp_options, &runtime);
+    if (!s.ok()) return ToC(s);
+    auto* handle = new (std::nothrow) kiln_runtime_s{std::move(runtime)};
+    if (handle == nullptr) return &out_of_memory_status;
+    *out_runtime = handle;
+    return nullptr;
+  });
 }
 
 void kiln_runtime_release(kiln_runtime_t* runtime) { delete runtime; }
 
 static kiln_status_t FinishModel(kiln::Status s, std::shared_ptr<const kiln::Model> model,
                                  kiln_model_t** out_model) {
-  if (!s.ok()) return ToC(s);
-  auto* handle = new (std::nothrow) kiln_model_s{std::move(model)};
-  if (handle == nullptr) return &out_of_memory_status;
-  *out_model = handle;
-  return nullptr;
+  return GuardC([&]() -> kiln_status_t {
+    if (!s.ok()) return ToC(s);
+    auto* handle = new (std::nothrow) kiln_model_s{std::move(model)};
+    if (handle == nullptr) return &out_of_memory_status;
+    *out_model = handle;
+    return nullptr;
+  });
 }
 
 kiln_status_t kiln_model_load_file(kiln_runtime_t* runtime, const char* path,
                                    kiln_model_t** out_model) {
-  if (runtime == nullptr || path == nullptr || out_model == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "runtime, path or out_model is null");
-  std::shared_ptr<const kiln::Model> model;
-  kiln::Status s = runtime->runtime->LoadModel(path, &model);
-  return FinishModel(s, std::move(model), out_model);
+  return GuardC([&]() -> kiln_status_t {
+    if (runtime == nullptr || path == nullptr || out_model == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "runtime, path or out_model is null");
+    std::shared_ptr<const kiln::Model> model;
+    kiln::Status s = runtime->runtime->LoadModel(path, &model);
+    return FinishModel(s, std::move(model), out_model);
+  });
 }
 
 kiln_status_t kiln_model_load_memory(kiln_runtime_t* runtime, const void* data, size_t size,
                                      kiln_model_t** out_model) {
-  if (runtime == nullptr || out_model == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "runtime or out_model is null");
-  std::shared_ptr<const kiln::Model> model;
-  kiln::Status s = runtime->runtime->LoadModelFromMemory(data, size, &model);
-  return FinishModel(s, std::move(model), out_model);
+  return GuardC([&]() -> kiln_status_t {
+    if (runtime == nullptr || out_model == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "runtime or out_model is null");
+    std::shared_ptr<const kiln::Model> model;
+    kiln::Status s = runtime->runtime->LoadModelFromMemory(data, size, &model);
+    return FinishModel(s, std::move(model), out_model);
+  });
 }
 
 void kiln_model_release(kiln_model_t* model) { delete model; }
@@ -134,46 +181,56 @@ size_t kiln_model_output_count(const kiln_model_t* model) {
 
 kiln_status_t kiln_model_input_info(const kiln_model_t* model, size_t index,
                                     const char** out_name, kiln_tensor_t* out_info) {
-  if (model == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "model is null");
-  return Info(model->model->inputs(), index, "input", out_name, out_info);
+  return GuardC([&]() -> kiln_status_t {
+    if (model == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "model is null");
+    return Info(model->model->inputs(), index, "input", out_name, out_info);
+  });
 }
 
 kiln_status_t kiln_model_output_info(const kiln_model_t* model, size_t index,
                                      const char** out_name, kiln_tensor_t* out_info) {
-  if (model == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "model is null");
-  return Info(model->model->outputs(), index, "output", out_name, out_info);
+  return GuardC([&]() -> kiln_status_t {
+    if (model == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "model is null");
+    return Info(model->model->outputs(), index, "output", out_name, out_info);
+  });
 }
 
 kiln_status_t kiln_model_find_input(const kiln_model_t* model, const char* name,
                                     size_t* out_index) {
-  if (model == nullptr || name == nullptr || out_index == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "model, name or out_index is null");
-  int index = model->model->FindInput(name);
-  if (index < 0) return Error(kiln::StatusCode::kNotFound, std::string("no input named '") + name + "'");
-  *out_index = static_cast<size_t>(index);
-  return nullptr;
+  return GuardC([&]() -> kiln_status_t {
+    if (model == nullptr || name == nullptr || out_index == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "model, name or out_index is null");
+    int index = model->model->FindInput(name);
+    if (index < 0) return Error(kiln::StatusCode::kNotFound, std::string("no input named '") + name + "'");
+    *out_index = static_cast<size_t>(index);
+    return nullptr;
+  });
 }
 
 kiln_status_t kiln_model_find_output(const kiln_model_t* model, const char* name,
                                      size_t* out_index) {
-  if (model == nullptr || name == nullptr || out_index == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "model, name or out_index is null");
-  int index = model->model->FindOutput(name);
-  if (index < 0) return Error(kiln::StatusCode::kNotFound, std::string("no output named '") + name + "'");
-  *out_index = static_cast<size_t>(index);
-  return nullptr;
+  return GuardC([&]() -> kiln_status_t {
+    if (model == nullptr || name == nullptr || out_index == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "model, name or out_index is null");
+    int index = model->model->FindOutput(name);
+    if (index < 0) return Error(kiln::StatusCode::kNotFound, std::string("no output named '") + name + "'");
+    *out_index = static_cast<size_t>(index);
+    return nullptr;
+  });
 }
 
 kiln_status_t kiln_session_create(kiln_model_t* model, kiln_session_t** out_session) {
-  if (model == nullptr || out_session == nullptr)
-    return Error(kiln::StatusCode::kInvalidArgument, "model or out_session is null");
-  std::unique_ptr<kiln::Session> session;
-  kiln::Status s = kiln::Session::Create(model->model, &session);
-  if (!s.ok()) return ToC(s);
-  auto* handle = new (std::nothrow) kiln_session_s{std::move(session)};
-  if (handle == nullptr) return &out_of_memory_status;
-  *out_session = handle;
-  return nullptr;
+  return GuardC([&]() -> kiln_status_t {
+    if (model == nullptr || out_session == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "model or out_session is null");
+    std::unique_ptr<kiln::Session> session;
+    kiln::Status s = kiln::Session::Create(model->model, &session);
+    if (!s.ok()) return ToC(s);
+    auto* handle = new (std::nothrow) kiln_session_s{std::move(session)};
+    if (handle == nullptr) return &out_of_memory_status;
+    *out_session = handle;
+    return nullptr;
+  });
 }
 
 void kiln_session_release(kiln_session_t* session) { delete session; }
@@ -181,53 +238,55 @@ void kiln_session_release(kiln_session_t* session) { delete session; }
 kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inputs,
                                size_t input_count, const kiln_tensor_t* outputs,
                                size_t output_count) {
-  if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
-  if ((inputs == nullptr && input_count > 0) || (outputs == nullptr && output_count > 0))
-    return Error(kiln::StatusCode::kInvalidArgument, "inputs or outputs is null");
-  size_t expected_outputs = session->session->model().outputs().size();
-  if (output_count != expected_outputs)
-    return Error(kiln::StatusCode::kInvalidArgument,
-                 "expected " + std::to_string(expected_outputs) + " output buffers, got " +
-                     std::to_string(output_count));
-  std::vector<kiln::Tensor> cpp_inputs, cpp_outputs;
-  for (size_t i = 0; i < input_count; ++i) cpp_inputs.push_back(FromC(inputs[i]));
-  for (size_t i = 0; i < output_count; ++i) cpp_outputs.push_back(FromC(outputs[i]));
-  if (output_count == 0) {
-    // No outputs: nothing for Run to allocate and nothing to return.
-    std::vector<kiln::Tensor> ignored;
-    return ToC(session->session->Run(cpp_inputs, &ignored));
-  }
-  return ToC(session->session->Run(cpp_inputs, &cpp_outputs));
+  return GuardC([&]() -> kiln_status_t {
+    if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
+    if ((inputs == nullptr && input_count > 0) || (outputs == nullptr && output_count > 0))
+      return Error(kiln::StatusCode::kInvalidArgument, "inputs or outputs is null");
+    size_t expected_outputs = session->session->model().outputs().size();
+    if (output_count != expected_outputs)
+      return Error(kiln::StatusCode::kInvalidArgument,
+                   "expected " + std::to_string(expected_outputs) + " output buffers, got " +
+                       std::to_string(output_count));
+    std::vector<kiln::Tensor> cpp_inputs, cpp_outputs;
+    for (size_t i = 0; i < input_count; ++i) cpp_inputs.push_back(FromC(inputs[i]));
+    for (size_t i = 0; i < output_count; ++i) cpp_outputs.push_back(FromC(outputs[i]));
+    if (output_count == 0) {
+      // No outputs: nothing for Run to allocate and nothing to return.
+      std::vector<kiln::Tensor> ignored;
+      return ToC(session->session->Run(cpp_inputs, &ignored));
+    }
+    return ToC(session->session->Run(cpp_inputs, &cpp_outputs));
+  });
 }
 
 kiln_status_t kiln_session_enable_profiling(kiln_session_t* session, int32_t enable) {
-  if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
-  return ToC(session->session->EnableProfiling(enable != 0));
+  return GuardC([&]() -> kiln_status_t {
+    if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
+    return ToC(session->session->EnableProfiling(enable != 0));
+  });
 }
 
 kiln_status_t kiln_session_get_profile(const kiln_session_t* session,
                                        kiln_step_profile_t* out_steps, size_t capacity,
                                        size_t* out_step_count, uint64_t* out_runs,
                                        uint64_t* out_run_ns) {
-  if (session == nullptr || out_step_count == nullptr || (out_steps == nullptr && capacity > 0))
-    return Error(kiln::StatusCode::kInvalidArgument, "session, out_step_count or out_steps is null");
-  kiln::SessionProfile profile;
-  try {
+  return GuardC([&]() -> kiln_status_t {
+    if (session == nullptr || out_step_count == nullptr || (out_steps == nullptr && capacity > 0))
+      return Error(kiln::StatusCode::kInvalidArgument, "session, out_step_count or out_steps is null");
+    kiln::SessionProfile profile;
     kiln::Status s = session->session->GetProfile(&profile);
     if (!s.ok()) return ToC(s);
-  } catch (const std::bad_alloc&) {
-    return &out_of_memory_status;
-  }
-  // The labels the model keeps, so they outlive this call.
-  const std::vector<kiln::StepInfo>& steps = session->session->model().description().steps;
-  for (size_t i = 0; i < capacity && i < profile.steps.size(); ++i) {
-    const kiln::StepProfile& p = profile.steps[i];
-    out_steps[i] = {steps[i].label.c_str(), p.workgroups, p.calls, p.total_ns};
-  }
-  *out_step_count = profile.steps.size();
-  if (out_runs != nullptr) *out_runs = profile.runs;
-  if (out_run_ns != nullptr) *out_run_ns = profile.run_ns;
-  return nullptr;
+    // The labels the model keeps, so they outlive this call.
+    const std::vector<kiln::StepInfo>& steps = session->session->model().description().steps;
+    for (size_t i = 0; i < capacity && i < profile.steps.size(); ++i) {
+      const kiln::StepProfile& p = profile.steps[i];
+      out_steps[i] = {steps[i].label.c_str(), p.workgroups, p.calls, p.total_ns};
+    }
+    *out_step_count = profile.steps.size();
+    if (out_runs != nullptr) *out_runs = profile.runs;
+    if (out_run_ns != nullptr) *out_run_ns = profile.run_ns;
+    return nullptr;
+  });
 }
 
 }  // extern "C"

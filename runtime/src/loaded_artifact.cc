@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/schema/file_format.h"
+#include "runtime/src/checked_math.h"
 #include "runtime/src/cpu_features.h"
 
 namespace kiln {
@@ -17,11 +18,6 @@ Status DataLoss(const std::string& message) {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
-// a + b <= limit without overflow.
-bool RangeInside(uint64_t offset, uint64_t length, uint64_t limit) {
-  return offset <= limit && length <= limit - offset;
-}
-
 Status CheckHeader(const uint8_t* data, size_t size, format::Header* out) {
   if (size < format::kHeaderSize)
     return DataLoss("file is " + std::to_string(size) +
@@ -29,10 +25,17 @@ Status CheckHeader(const uint8_t* data, size_t size, format::Header* out) {
   if (std::memcmp(data, format::kMagic, 4) != 0)
     return Status(StatusCode::kInvalidArgument, "not a .kiln file (no 'KILN' magic)");
   format::Header h = format::DecodeHeader(data);
-  if (h.format_version != format::kFormatVersion)
+  // Before the checksum: older files use another checksum, and "checksum
+  // mismatch" would send the user looking for corruption.
+  if (h.format_version < format::kFormatVersion)
     return Status(StatusCode::kUnimplemented,
                   "artifact format version " + std::to_string(h.format_version) +
-                      " is not supported; this runtime reads version " +
+                      " was built by an older kilnc; recompile the model (this runtime "
+                      "reads version " + std::to_string(format::kFormatVersion) + ")");
+  if (h.format_version > format::kFormatVersion)
+    return Status(StatusCode::kUnimplemented,
+                  "artifact format version " + std::to_string(h.format_version) +
+                      " was built by a newer kilnc; this runtime reads version " +
                       std::to_string(format::kFormatVersion));
   if (h.header_size != format::kHeaderSize)
     return DataLoss("header size " + std::to_string(h.header_size) + ", expected 64");
@@ -40,7 +43,7 @@ Status CheckHeader(const uint8_t* data, size_t size, format::Header* out) {
     return DataLoss("header says the file is " + std::to_string(h.file_size) +
                     " bytes, but it is " + std::to_string(size) + " (truncated or extended)");
   if (h.flatbuffer_offset < format::kHeaderSize || h.flatbuffer_offset % 8 != 0 ||
-      h.flatbuffer_size == 0 || h.flatbuffer_size >= (1ull << 31) ||
+      h.flatbuffer_size < 8 || h.flatbuffer_size >= (1ull << 31) ||
       !RangeInside(h.flatbuffer_offset, h.flatbuffer_size, size))
     return DataLoss("FlatBuffer range [" + std::to_string(h.flatbuffer_offset) + ", +" +
                     std::to_string(h.flatbuffer_size) + ") is not inside the " +
@@ -66,17 +69,17 @@ Status DescribeTensor(const fb::TensorDesc* t, const std::string& what, TensorIn
                     std::to_string(static_cast<int>(t->dtype())));
   out->dtype = static_cast<DType>(t->dtype());
   uint64_t bytes = DTypeSize(out->dtype);
-  if (t->dims() != nullptr) {
-    for (int64_t d : *t->dims()) {
-      if (d < 0)
-        return Status(StatusCode::kUnimplemented,
-                      what + " '" + out->name + "' has a dynamic or negative dimension; "
-                      "this runtime runs static shapes only");
-      if (d > 0 && bytes > (1ull << 62) / static_cast<uint64_t>(d))
-        return DataLoss(what + " '" + out->name + "' is impossibly large");
-      out->dims.push_back(d);
-      bytes *= static_cast<uint64_t>(d);
-    }
+  // Absent means corrupted; a scalar has an empty (present) vector.
+  if (t->dims() == nullptr) return DataLoss(what + " '" + out->name + "' has no dims");
+  for (int64_t d : *t->dims()) {
+    if (d < 0)
+      return Status(StatusCode::kUnimplemented,
+                    what + " '" + out->name + "' has a dynamic or negative dimension; "
+                    "this runtime runs static shapes only");
+    // Bounded well below 2^64 so that offsets and sums of sizes cannot wrap.
+    if (!CheckedMul(bytes, static_cast<uint64_t>(d), &bytes) || bytes > (1ull << 62))
+      return DataLoss(what + " '" + out->name + "' is impossibly large");
+    out->dims.push_back(d);
   }
   if (t->dim_names() != nullptr) {
     if (t->dim_names()->size() != 0 && t->dim_names()->size() != out->dims.size())
@@ -86,6 +89,43 @@ Status DescribeTensor(const fb::TensorDesc* t, const std::string& what, TensorIn
     for (const flatbuffers::String* n : *t->dim_names()) out->dim_names.push_back(Str(n));
   }
   out->byte_size = bytes;
+  return Status::Ok();
+}
+
+std::string GridName(const uint32_t grid[3]) {
+  return std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+}
+
+// One entry of an executable's kernel table, with what the plan steps are
+// checked against.
+Status DescribeKernel(const fb::Kernel* k, const std::string& what, KernelInfo* out) {
+  if (k == nullptr || k->name() == nullptr) return DataLoss(what + " has no name");
+  out->name = k->name()->str();
+  std::string where = what + " '" + out->name + "'";
+  out->binding_count = k->binding_count();
+  out->push_constant_count = k->push_constant_count();
+  if (k->bindings() == nullptr || k->bindings()->size() != out->binding_count)
+    return DataLoss(where + " takes " + std::to_string(out->binding_count) +
+                    " bindings but describes " +
+                    std::to_string(k->bindings() ? k->bindings()->size() : 0));
+  for (uint32_t b = 0; b < out->binding_count; ++b) {
+    const fb::KernelBinding* binding = k->bindings()->Get(b);
+    uint8_t access = static_cast<uint8_t>(binding->access());
+    if (access > static_cast<uint8_t>(fb::BindingAccess::ReadWrite))
+      return DataLoss(where + " binding " + std::to_string(b) + " has unknown access " +
+                      std::to_string(access));
+    out->bindings.push_back({binding->size(), static_cast<BindingAccess>(access)});
+  }
+  if (k->workgroups() == nullptr || k->workgroups()->size() != 3)
+    return DataLoss(where + ": workgroup count is not 3 numbers");
+  uint64_t total = 1;
+  for (uint32_t a = 0; a < 3; ++a) {
+    out->workgroups[a] = k->workgroups()->Get(a);
+    if (out->workgroups[a] == 0) return DataLoss(where + ": zero workgroups");
+    // The pool counts workgroups in 64 bits; three 32-bit counts can wrap.
+    if (!CheckedMul(total, out->workgroups[a], &total))
+      return DataLoss(where + ": " + GridName(out->workgroups) + " workgroups overflow");
+  }
   return Status::Ok();
 }
 
@@ -109,7 +149,8 @@ Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, bool load_code,
   const uint8_t* fb_data = bytes->data() + header.flatbuffer_offset;
   flatbuffers::Verifier verifier(fb_data, header.flatbuffer_size, /*max_depth=*/64,
                                  /*max_tables=*/10000000);
-  if (!fb::ModelBufferHasIdentifier(fb_data) || !fb::VerifyModelBuffer(verifier))
+  // The verifier checks the size before it reads the identifier.
+  if (!fb::VerifyModelBuffer(verifier) || !fb::ModelBufferHasIdentifier(fb_data))
     return DataLoss("the FlatBuffer does not verify against kiln.fbs");
 
   std::unique_ptr<LoadedArtifact> artifact(new LoadedArtifact());
@@ -137,10 +178,20 @@ Status LoadedArtifact::CheckSemantics() {
                     " differs from the header's");
   d.producer = Str(m.producer());
   d.source_name = Str(m.source_name());
+  // kilnc writes every vector, empty or not: an absent one is corruption.
+  if (m.inputs() == nullptr || m.outputs() == nullptr || m.constants() == nullptr ||
+      m.executables() == nullptr || m.plans() == nullptr)
+    return DataLoss(std::string("the model has no ") +
+                    (m.inputs() == nullptr        ? "inputs"
+                     : m.outputs() == nullptr     ? "outputs"
+                     : m.constants() == nullptr   ? "constants"
+                     : m.executables() == nullptr ? "executables"
+                                                  : "plans") +
+                    " vector");
+  if (m.outputs()->size() == 0) return DataLoss("the model has no outputs");
 
   auto describe_all = [](const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>>* list,
                          const char* what, std::vector<TensorInfo>* infos) {
-    if (list == nullptr) return Status::Ok();
     for (uint32_t i = 0; i < list->size(); ++i) {
       TensorInfo info;
       Status s = DescribeTensor(list->Get(i), std::string(what) + " " + std::to_string(i), &info);
@@ -156,22 +207,34 @@ Status LoadedArtifact::CheckSemantics() {
   s = describe_all(m.outputs(), "output", &d.outputs);
   if (!s.ok()) return s;
 
-  uint32_t constant_count = m.constants() ? m.constants()->size() : 0;
+  uint32_t constant_count = m.constants()->size();
   for (uint32_t i = 0; i < constant_count; ++i) {
     const fb::Constant* c = m.constants()->Get(i);
+    if (c == nullptr) return DataLoss("constant " + std::to_string(i) + " is missing");
     if (c->offset() % format::kAlignment != 0 ||
         !RangeInside(c->offset(), c->size(), constants_size_))
       return DataLoss("constant " + std::to_string(i) + " '" + Str(c->name()) + "' at [" +
                       std::to_string(c->offset()) + ", +" + std::to_string(c->size()) +
                       ") is misaligned or outside the " + std::to_string(constants_size_) +
                       "-byte constants segment");
-    d.constant_bytes += c->size();
+    // Constants may share bytes, so the sum is not bounded by the segment.
+    if (!CheckedAdd(d.constant_bytes, c->size(), &d.constant_bytes))
+      return DataLoss("the constants' sizes add up past 2^64 bytes");
   }
   d.constant_count = constant_count;
 
-  uint32_t executable_count = m.executables() ? m.executables()->size() : 0;
+  uint32_t executable_count = m.executables()->size();
   for (uint32_t i = 0; i < executable_count; ++i) {
     const fb::Executable* e = m.executables()->Get(i);
+    std::string exe_name = "executable " + std::to_string(i);
+    if (e == nullptr) return DataLoss(exe_name + " is missing");
+    if (e->target() == nullptr || e->format() == nullptr || e->blob() == nullptr ||
+        e->kernels() == nullptr)
+      return DataLoss(exe_name + " has no " +
+                      (e->target() == nullptr   ? "target"
+                       : e->format() == nullptr ? "format"
+                       : e->blob() == nullptr   ? "code blob"
+                                                : "kernel table"));
     ExecutableInfo info;
     info.target = Str(e->target());
     info.format = Str(e->format());
@@ -180,17 +243,20 @@ Status LoadedArtifact::CheckSemantics() {
     if (e->required_features())
       for (const flatbuffers::String* f : *e->required_features())
         info.required_features.push_back(Str(f));
-    if (e->kernels())
-      for (const fb::Kernel* k : *e->kernels()) {
-        if (k->name() == nullptr) return DataLoss("executable " + std::to_string(i) + " has an unnamed kernel");
-        info.kernels.push_back({k->name()->str(), k->binding_count(), k->push_constant_count()});
-      }
+    for (uint32_t k = 0; k < e->kernels()->size(); ++k) {
+      KernelInfo kernel;
+      Status ks = DescribeKernel(e->kernels()->Get(k), exe_name + " kernel " + std::to_string(k),
+                                 &kernel);
+      if (!ks.ok()) return ks;
+      info.kernels.push_back(std::move(kernel));
+    }
     if (info.target == kCpuTarget) {
       if (info.format != kCpuFormat)
         return Status(StatusCode::kUnimplemented, "executable " + std::to_string(i) +
                                                       " has format '" + info.format +
                                                       "'; expected '" + kCpuFormat + "'");
-      if (info.code_size == 0) return DataLoss("executable " + std::to_string(i) + " has no code");
+      if (info.code_size == 0) return DataLoss(exe_name + " has no code");
+      if (info.kernels.empty()) return DataLoss(exe_name + " has an empty kernel table");
       for (const std::string& f : info.required_features) {
         FeatureSupport support = QueryCpuFeature(f);
         if (support == FeatureSupport::kUnknownName)
@@ -203,12 +269,18 @@ Status LoadedArtifact::CheckSemantics() {
     d.executables.push_back(std::move(info));
   }
 
-  if (m.plans())
-    for (const fb::Plan* p : *m.plans())
-      if (Str(p->target()) == kCpuTarget) plan_ = p;
+  for (const fb::Plan* p : *m.plans())
+    if (p != nullptr && Str(p->target()) == kCpuTarget) plan_ = p;
   if (plan_ == nullptr) return Status(StatusCode::kUnimplemented, "artifact has no x86_64 plan");
+  if (plan_->steps() == nullptr || plan_->steps()->size() == 0)
+    return DataLoss("the x86_64 plan has no steps");
   d.plan_target = kCpuTarget;
   d.arena_size = plan_->arena_size();
+  // Sessions allocate it rounded up to 64 bytes; a size that cannot be
+  // rounded (or addressed) is corruption, not a request for memory.
+  uint64_t rounded_arena = 0;
+  if (!CheckedAlignUp(d.arena_size, 64, &rounded_arena) || rounded_arena > (1ull << 62))
+    return DataLoss("arena size " + std::to_string(d.arena_size) + " is impossibly large");
   d.intermediate_bytes = plan_->intermediate_bytes();
 
   auto buffer_size = [&](const fb::Binding& b, uint64_t* size) {
@@ -243,9 +315,10 @@ Status LoadedArtifact::CheckSemantics() {
     return Status::Ok();
   };
 
-  uint32_t step_count = plan_->steps() ? plan_->steps()->size() : 0;
+  uint32_t step_count = plan_->steps()->size();
   for (uint32_t i = 0; i < step_count; ++i) {
     const fb::Step* step = plan_->steps()->Get(i);
+    if (step == nullptr) return DataLoss("step " + std::to_string(i) + " is missing");
     StepInfo info;
     info.label = Str(step->label());
     std::string where = "step " + std::to_string(i) + " '" + info.label + "'";
@@ -278,22 +351,53 @@ Status LoadedArtifact::CheckSemantics() {
       const KernelInfo& kernel = exe.kernels[ds->kernel()];
       if (ds->workgroups() == nullptr || ds->workgroups()->size() != 3)
         return DataLoss(where + ": workgroup count is not 3 numbers");
-      uint64_t total = 1;
-      for (uint32_t a = 0; a < 3; ++a) {
-        info.workgroups[a] = ds->workgroups()->Get(a);
-        if (info.workgroups[a] == 0) return DataLoss(where + ": zero workgroups");
-        total *= info.workgroups[a];
-      }
-      uint32_t bindings = ds->bindings() ? ds->bindings()->size() : 0;
+      for (uint32_t a = 0; a < 3; ++a) info.workgroups[a] = ds->workgroups()->Get(a);
+      if (std::memcmp(info.workgroups, kernel.workgroups, sizeof info.workgroups) != 0)
+        return DataLoss(where + ": dispatches " + GridName(info.workgroups) +
+                        " workgroups, but kernel '" + kernel.name + "' was compiled for " +
+                        GridName(kernel.workgroups));
+      if (ds->bindings() == nullptr) return DataLoss(where + ": dispatch without bindings");
+      uint32_t bindings = ds->bindings()->size();
       uint32_t pushes = ds->push_constants() ? ds->push_constants()->size() : 0;
       if (bindings != kernel.binding_count || pushes != kernel.push_constant_count)
         return DataLoss(where + ": kernel '" + kernel.name + "' takes " +
                         std::to_string(kernel.binding_count) + " bindings and " +
                         std::to_string(kernel.push_constant_count) + " push constants, step has " +
                         std::to_string(bindings) + " and " + std::to_string(pushes));
-      for (uint32_t b = 0; b < bindings; ++b)
-        if (!(s = check_binding(ds->bindings()->Get(b), where + " binding " + std::to_string(b))).ok())
-          return s;
+      for (uint32_t b = 0; b < bindings; ++b) {
+        const fb::Binding* binding = ds->bindings()->Get(b);
+        std::string what = where + " binding " + std::to_string(b);
+        if (!(s = check_binding(binding, what)).ok()) return s;
+        const KernelBindingInfo& expected = kernel.bindings[b];
+        if (binding->length() != expected.size)
+          return DataLoss(what + ": " + std::to_string(binding->length()) +
+                          " bytes, but kernel '" + kernel.name + "' was compiled for " +
+                          std::to_string(expected.size));
+        if (expected.access == BindingAccess::kRead) continue;
+        fb::BufferSpace space = binding->space();
+        // Inputs are the caller's read-only tensors; constants are a
+        // read-only mapping of the file (a write would fault).
+        if (space == fb::BufferSpace::Input || space == fb::BufferSpace::Constant)
+          return DataLoss(what + ": kernel '" + kernel.name + "' writes it, but it is in " +
+                          "read-only " + SpaceName(space) + " memory");
+        // Kernels take every binding as restrict (noalias): a write may not
+        // share bytes with any other binding of the step. No kernel is
+        // compiled to work in place, so the format has no in-place flag.
+        for (uint32_t o = 0; o < bindings; ++o) {
+          const fb::Binding* other = ds->bindings()->Get(o);
+          if (o == b || other->space() != space ||
+              (space != fb::BufferSpace::Arena && other->index() != binding->index()))
+            continue;
+          if (RangesOverlap(binding->offset(), binding->length(), other->offset(),
+                            other->length()))
+            return DataLoss(what + " (written) overlaps binding " + std::to_string(o) +
+                            " in " + SpaceName(space) + " memory: [" +
+                            std::to_string(binding->offset()) + ", +" +
+                            std::to_string(binding->length()) + ") and [" +
+                            std::to_string(other->offset()) + ", +" +
+                            std::to_string(other->length()) + ")");
+        }
+      }
       info.executable = ds->executable();
       info.kernel = ds->kernel();
     } else {

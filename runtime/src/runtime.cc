@@ -2,23 +2,26 @@
 #include <thread>
 
 #include "kiln/runtime.h"
+#include "runtime/src/guard_exceptions.h"
 #include "runtime/src/loaded_artifact.h"
 #include "runtime/src/thread_pool.h"
 
 namespace kiln {
 
 Status Runtime::Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  if (options.num_threads < 0 || options.num_threads > 1024)
-    return Status(StatusCode::kInvalidArgument,
-                  "num_threads must be in [0, 1024] (0 = all cores), got " +
-                      std::to_string(options.num_threads));
-  int threads = options.num_threads;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::shared_ptr<Runtime> runtime(new Runtime());
-  runtime->pool_ = std::make_shared<ThreadPool>(threads);
-  *out = std::move(runtime);
-  return Status::Ok();
+  return GuardExceptions([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    if (options.num_threads < 0 || options.num_threads > 1024)
+      return Status(StatusCode::kInvalidArgument,
+                    "num_threads must be in [0, 1024] (0 = all cores), got " +
+                        std::to_string(options.num_threads));
+    int threads = options.num_threads;
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    std::shared_ptr<Runtime> runtime(new Runtime());
+    runtime->pool_ = std::make_shared<ThreadPool>(threads);
+    *out = std::move(runtime);
+    return Status::Ok();
+  });
 }
 
 Runtime::~Runtime() = default;
@@ -35,34 +38,40 @@ static Status MakeModel(std::unique_ptr<FileBytes> bytes, std::shared_ptr<Thread
 }
 
 Status Runtime::LoadModel(const std::string& path, std::shared_ptr<const Model>* out) const {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  std::unique_ptr<FileBytes> bytes;
-  Status s = FileBytes::Map(path, &bytes);
-  if (!s.ok()) return s;
-  s = MakeModel(std::move(bytes), pool_, out);
-  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
-  return s;
+  return GuardExceptions([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    std::unique_ptr<FileBytes> bytes;
+    Status s = FileBytes::Map(path, &bytes);
+    if (!s.ok()) return s;
+    s = MakeModel(std::move(bytes), pool_, out);
+    if (!s.ok()) return Status(s.code(), path + ": " + s.message());
+    return s;
+  });
 }
 
 Status Runtime::LoadModelFromMemory(const void* data, size_t size,
                                     std::shared_ptr<const Model>* out) const {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  std::unique_ptr<FileBytes> bytes;
-  Status s = FileBytes::Copy(data, size, &bytes);
-  if (!s.ok()) return s;
-  return MakeModel(std::move(bytes), pool_, out);
+  return GuardExceptions([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    std::unique_ptr<FileBytes> bytes;
+    Status s = FileBytes::Copy(data, size, &bytes);
+    if (!s.ok()) return s;
+    return MakeModel(std::move(bytes), pool_, out);
+  });
 }
 
 Status DescribeModelFile(const std::string& path, ModelDescription* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  std::unique_ptr<FileBytes> bytes;
-  Status s = FileBytes::Map(path, &bytes);
-  if (!s.ok()) return s;
-  std::unique_ptr<LoadedArtifact> artifact;
-  s = LoadedArtifact::Open(std::move(bytes), /*load_code=*/false, &artifact);
-  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
-  *out = artifact->description();
-  return Status::Ok();
+  return GuardExceptions([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    std::unique_ptr<FileBytes> bytes;
+    Status s = FileBytes::Map(path, &bytes);
+    if (!s.ok()) return s;
+    std::unique_ptr<LoadedArtifact> artifact;
+    s = LoadedArtifact::Open(std::move(bytes), /*load_code=*/false, &artifact);
+    if (!s.ok()) return Status(s.code(), path + ": " + s.message());
+    *out = artifact->description();
+    return Status::Ok();
+  });
 }
 
 Model::Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool)

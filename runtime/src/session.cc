@@ -7,6 +7,8 @@
 
 #include "kiln/kernel_abi.h"
 #include "kiln/runtime.h"
+#include "runtime/src/checked_math.h"
+#include "runtime/src/guard_exceptions.h"
 #include "runtime/src/loaded_artifact.h"
 #include "runtime/src/thread_pool.h"
 
@@ -125,6 +127,31 @@ Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what) {
   return Status::Ok();
 }
 
+// Caller output buffers are written while inputs are still being read and
+// kernels take every binding as restrict, so an output sharing bytes with
+// an input or with another output is refused rather than computed wrong.
+// Inputs may alias each other (they are only read).
+Status CheckOutputsDoNotAlias(const std::vector<Tensor>& inputs,
+                              const std::vector<Tensor>& outputs,
+                              const std::vector<TensorInfo>& input_infos,
+                              const std::vector<TensorInfo>& output_infos) {
+  auto address = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); };
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    uint64_t size = output_infos[o].byte_size;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (RangesOverlap(address(outputs[o]), size, address(inputs[i]), input_infos[i].byte_size))
+        return Status(StatusCode::kInvalidArgument,
+                      "output '" + output_infos[o].name + "' overlaps input '" +
+                          input_infos[i].name + "'; output buffers must not alias inputs");
+    for (size_t p = 0; p < o; ++p)
+      if (RangesOverlap(address(outputs[o]), size, address(outputs[p]), output_infos[p].byte_size))
+        return Status(StatusCode::kInvalidArgument,
+                      "output '" + output_infos[o].name + "' overlaps output '" +
+                          output_infos[p].name + "'; output buffers must not alias each other");
+  }
+  return Status::Ok();
+}
+
 std::string NameList(const std::vector<TensorInfo>& infos) {
   std::string s;
   for (const TensorInfo& i : infos) s += (s.empty() ? "" : ", ") + i.name;
@@ -141,65 +168,73 @@ size_t Session::arena_size() const { return state_->arena_size; }
 const void* Session::arena_data() const { return state_->arena; }
 
 Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Session>* out) {
-  if (model == nullptr || out == nullptr)
-    return Status(StatusCode::kInvalidArgument, "Session::Create: model or out is null");
-  const LoadedArtifact& artifact = model->artifact();
-  const fb::Plan& plan = artifact.plan();
-  auto state = std::make_unique<SessionState>();
-  state->arena_size = plan.arena_size();
-  if (state->arena_size > 0) {
-    state->arena = std::aligned_alloc(64, (state->arena_size + 63) / 64 * 64);
-    if (state->arena == nullptr)
-      return Status(StatusCode::kResourceExhausted,
-                    "cannot allocate the " + std::to_string(state->arena_size) + "-byte arena");
-  }
-
-  // Every binding was range-checked when the artifact was loaded.
-  auto add_slot = [&](const fb::Binding& b) {
-    size_t slot = state->slots.size();
-    void* address = nullptr;
-    switch (b.space()) {
-      case fb::BufferSpace::Arena:
-        address = static_cast<uint8_t*>(state->arena) + b.offset();
-        break;
-      case fb::BufferSpace::Constant:
-        address = const_cast<uint8_t*>(artifact.constants() +
-                                       artifact.constant(b.index()).offset() + b.offset());
-        break;
-      case fb::BufferSpace::Input:
-      case fb::BufferSpace::Output:
-        state->caller_slots.push_back(
-            {slot, b.space() == fb::BufferSpace::Output, b.index(), b.offset()});
-        break;
+  return GuardExceptions([&]() -> Status {
+    if (model == nullptr || out == nullptr)
+      return Status(StatusCode::kInvalidArgument, "Session::Create: model or out is null");
+    const LoadedArtifact& artifact = model->artifact();
+    const fb::Plan& plan = artifact.plan();
+    auto state = std::make_unique<SessionState>();
+    state->arena_size = plan.arena_size();
+    if (state->arena_size > 0) {
+      uint64_t rounded = 0;
+      // The loader bounds arena_size; checked again because a wrapped size
+      // would allocate a few bytes and hand kernels a huge arena.
+      if (!CheckedAlignUp(state->arena_size, 64, &rounded))
+        return Status(StatusCode::kResourceExhausted,
+                      "the " + std::to_string(state->arena_size) + "-byte arena is too large");
+      state->arena = std::aligned_alloc(64, rounded);
+      if (state->arena == nullptr)
+        return Status(StatusCode::kResourceExhausted,
+                      "cannot allocate the " + std::to_string(state->arena_size) + "-byte arena");
     }
-    state->slots.push_back(address);
-    state->slot_sizes.push_back(b.length());
-  };
 
-  const ModelDescription& description = model->description();
-  for (uint32_t i = 0; i < plan.steps()->size(); ++i) {
-    const fb::Step& step = *plan.steps()->Get(i);
-    PreparedStep prepared;
-    prepared.label = description.steps[i].label;
-    prepared.first_slot = state->slots.size();
-    if (step.kind() == fb::StepKind::Copy) {
-      prepared.is_copy = true;
-      prepared.copy_bytes = step.copy()->source()->length();
-      add_slot(*step.copy()->source());
-      add_slot(*step.copy()->target());
-    } else {
-      const fb::DispatchStep& d = *step.dispatch();
-      prepared.kernel = &artifact.executable(d.executable()).kernel(d.kernel());
-      prepared.binding_count = d.bindings()->size();
-      for (const fb::Binding* b : *d.bindings()) add_slot(*b);
-      prepared.push_constant_count = d.push_constants() ? d.push_constants()->size() : 0;
-      prepared.push_constants = d.push_constants() ? d.push_constants()->data() : nullptr;
-      for (int a = 0; a < 3; ++a) prepared.workgroups[a] = d.workgroups()->Get(a);
+    // Every binding was range-checked when the artifact was loaded.
+    auto add_slot = [&](const fb::Binding& b) {
+      size_t slot = state->slots.size();
+      void* address = nullptr;
+      switch (b.space()) {
+        case fb::BufferSpace::Arena:
+          address = static_cast<uint8_t*>(state->arena) + b.offset();
+          break;
+        case fb::BufferSpace::Constant:
+          address = const_cast<uint8_t*>(artifact.constants() +
+                                         artifact.constant(b.index()).offset() + b.offset());
+          break;
+        case fb::BufferSpace::Input:
+        case fb::BufferSpace::Output:
+          state->caller_slots.push_back(
+              {slot, b.space() == fb::BufferSpace::Output, b.index(), b.offset()});
+          break;
+      }
+      state->slots.push_back(address);
+      state->slot_sizes.push_back(b.length());
+    };
+
+    const ModelDescription& description = model->description();
+    for (uint32_t i = 0; i < plan.steps()->size(); ++i) {
+      const fb::Step& step = *plan.steps()->Get(i);
+      PreparedStep prepared;
+      prepared.label = description.steps[i].label;
+      prepared.first_slot = state->slots.size();
+      if (step.kind() == fb::StepKind::Copy) {
+        prepared.is_copy = true;
+        prepared.copy_bytes = step.copy()->source()->length();
+        add_slot(*step.copy()->source());
+        add_slot(*step.copy()->target());
+      } else {
+        const fb::DispatchStep& d = *step.dispatch();
+        prepared.kernel = &artifact.executable(d.executable()).kernel(d.kernel());
+        prepared.binding_count = d.bindings()->size();
+        for (const fb::Binding* b : *d.bindings()) add_slot(*b);
+        prepared.push_constant_count = d.push_constants() ? d.push_constants()->size() : 0;
+        prepared.push_constants = d.push_constants() ? d.push_constants()->data() : nullptr;
+        for (int a = 0; a < 3; ++a) prepared.workgroups[a] = d.workgroups()->Get(a);
+      }
+      state->steps.push_back(std::move(prepared));
     }
-    state->steps.push_back(std::move(prepared));
-  }
-  out->reset(new Session(std::move(model), std::move(state)));
-  return Status::Ok();
+    out->reset(new Session(std::move(model), std::move(state)));
+    return Status::Ok();
+  });
 }
 
 Status Session::EnableProfiling(bool enable) {
@@ -218,144 +253,152 @@ Status Session::EnableProfiling(bool enable) {
 bool Session::profiling_enabled() const { return state_->profiling; }
 
 Status Session::GetProfile(SessionProfile* out) const {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "GetProfile: out is null");
-  const SessionState& st = *state_;
-  if (!st.profiled)
-    return Status(StatusCode::kFailedPrecondition,
-                  "GetProfile: profiling was never enabled on this session");
-  SessionProfile profile;
-  profile.runs = st.profile_runs;
-  profile.run_ns = st.profile_run_ns;
-  profile.steps.resize(st.steps.size());
-  for (size_t i = 0; i < st.steps.size(); ++i) {
-    const PreparedStep& step = st.steps[i];
-    StepProfile& p = profile.steps[i];
-    p.kind = step.is_copy ? StepInfo::Kind::kCopy : StepInfo::Kind::kDispatch;
-    p.label = step.label;
-    size_t colon = step.label.find(": ");
-    p.name = step.label.substr(0, colon);
-    if (colon != std::string::npos) p.ops = step.label.substr(colon + 2);
-    p.workgroups = step.is_copy ? 0
-                                : static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] *
-                                      step.workgroups[2];
-    p.calls = st.profile_runs;
-    p.total_ns = st.step_total_ns[i];
-  }
-  *out = std::move(profile);
-  return Status::Ok();
+  return GuardExceptions([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "GetProfile: out is null");
+    const SessionState& st = *state_;
+    if (!st.profiled)
+      return Status(StatusCode::kFailedPrecondition,
+                    "GetProfile: profiling was never enabled on this session");
+    SessionProfile profile;
+    profile.runs = st.profile_runs;
+    profile.run_ns = st.profile_run_ns;
+    profile.steps.resize(st.steps.size());
+    for (size_t i = 0; i < st.steps.size(); ++i) {
+      const PreparedStep& step = st.steps[i];
+      StepProfile& p = profile.steps[i];
+      p.kind = step.is_copy ? StepInfo::Kind::kCopy : StepInfo::Kind::kDispatch;
+      p.label = step.label;
+      size_t colon = step.label.find(": ");
+      p.name = step.label.substr(0, colon);
+      if (colon != std::string::npos) p.ops = step.label.substr(colon + 2);
+      p.workgroups = step.is_copy ? 0
+                                  : static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] *
+                                        step.workgroups[2];
+      p.calls = st.profile_runs;
+      p.total_ns = st.step_total_ns[i];
+    }
+    *out = std::move(profile);
+    return Status::Ok();
+  });
 }
 
 Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
-  const bool profiling = state_->profiling;
-  const uint64_t run_start = profiling ? NowNs() : 0;
-  if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
-  const std::vector<TensorInfo>& input_infos = model_->inputs();
-  const std::vector<TensorInfo>& output_infos = model_->outputs();
-  if (inputs.size() != input_infos.size())
-    return Status(StatusCode::kInvalidArgument,
-                  "expected " + std::to_string(input_infos.size()) + " inputs (" +
-                      NameList(input_infos) + "), got " + std::to_string(inputs.size()));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Status s = CheckTensor(inputs[i], input_infos[i], "input");
-    if (!s.ok()) return s;
-  }
-  if (outputs->empty()) {
-    std::vector<Tensor> allocated(output_infos.size());
-    for (size_t i = 0; i < output_infos.size(); ++i) {
-      Status s = Tensor::Allocate(output_infos[i].dtype, output_infos[i].dims, &allocated[i]);
-      if (!s.ok()) return s;
-    }
-    *outputs = std::move(allocated);
-  } else {
-    if (outputs->size() != output_infos.size())
+  return GuardExceptions([&]() -> Status {
+    const bool profiling = state_->profiling;
+    const uint64_t run_start = profiling ? NowNs() : 0;
+    if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
+    const std::vector<TensorInfo>& input_infos = model_->inputs();
+    const std::vector<TensorInfo>& output_infos = model_->outputs();
+    if (inputs.size() != input_infos.size())
       return Status(StatusCode::kInvalidArgument,
-                    "expected no output tensors (to allocate them) or " +
-                        std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
-                        "), got " + std::to_string(outputs->size()));
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      Status s = CheckTensor((*outputs)[i], output_infos[i], "output");
+                    "expected " + std::to_string(input_infos.size()) + " inputs (" +
+                        NameList(input_infos) + "), got " + std::to_string(inputs.size()));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Status s = CheckTensor(inputs[i], input_infos[i], "input");
       if (!s.ok()) return s;
     }
-  }
-
-  SessionState& st = *state_;
-  for (const CallerSlot& c : st.caller_slots) {
-    uint8_t* base = static_cast<uint8_t*>(c.output ? (*outputs)[c.index].data()
-                                                   : inputs[c.index].data());
-    st.slots[c.slot] = base + c.offset;
-  }
-
-  ThreadPool& pool = model_->pool();
-  uint64_t step_start = profiling ? NowNs() : 0;
-  for (size_t i = 0; i < st.steps.size(); ++i) {
-    const PreparedStep& step = st.steps[i];
-    if (step.is_copy) {
-      if (step.copy_bytes > 0)
-        std::memmove(st.slots[step.first_slot + 1], st.slots[step.first_slot], step.copy_bytes);
+    if (outputs->empty()) {
+      std::vector<Tensor> allocated(output_infos.size());
+      for (size_t i = 0; i < output_infos.size(); ++i) {
+        Status s = Tensor::Allocate(output_infos[i].dtype, output_infos[i].dims, &allocated[i]);
+        if (!s.ok()) return s;
+      }
+      *outputs = std::move(allocated);
     } else {
-      Status s = RunDispatch(pool, st, step, i);
+      if (outputs->size() != output_infos.size())
+        return Status(StatusCode::kInvalidArgument,
+                      "expected no output tensors (to allocate them) or " +
+                          std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
+                          "), got " + std::to_string(outputs->size()));
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        Status s = CheckTensor((*outputs)[i], output_infos[i], "output");
+        if (!s.ok()) return s;
+      }
+      Status s = CheckOutputsDoNotAlias(inputs, *outputs, input_infos, output_infos);
       if (!s.ok()) return s;
+    }
+
+    SessionState& st = *state_;
+    for (const CallerSlot& c : st.caller_slots) {
+      uint8_t* base = static_cast<uint8_t*>(c.output ? (*outputs)[c.index].data()
+                                                     : inputs[c.index].data());
+      st.slots[c.slot] = base + c.offset;
+    }
+
+    ThreadPool& pool = model_->pool();
+    uint64_t step_start = profiling ? NowNs() : 0;
+    for (size_t i = 0; i < st.steps.size(); ++i) {
+      const PreparedStep& step = st.steps[i];
+      if (step.is_copy) {
+        if (step.copy_bytes > 0)
+          std::memmove(st.slots[step.first_slot + 1], st.slots[step.first_slot], step.copy_bytes);
+      } else {
+        Status s = RunDispatch(pool, st, step, i);
+        if (!s.ok()) return s;
+      }
+      if (profiling) {
+        uint64_t now = NowNs();
+        st.run_step_ns[i] = now - step_start;
+        step_start = now;
+      }
     }
     if (profiling) {
-      uint64_t now = NowNs();
-      st.run_step_ns[i] = now - step_start;
-      step_start = now;
+      for (size_t i = 0; i < st.steps.size(); ++i) st.step_total_ns[i] += st.run_step_ns[i];
+      ++st.profile_runs;
+      st.profile_run_ns += NowNs() - run_start;
     }
-  }
-  if (profiling) {
-    for (size_t i = 0; i < st.steps.size(); ++i) st.step_total_ns[i] += st.run_step_ns[i];
-    ++st.profile_runs;
-    st.profile_run_ns += NowNs() - run_start;
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs) {
-  if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
-  const std::vector<TensorInfo>& input_infos = model_->inputs();
-  const std::vector<TensorInfo>& output_infos = model_->outputs();
-  if (inputs.size() != input_infos.size())
-    return Status(StatusCode::kInvalidArgument,
-                  "expected " + std::to_string(input_infos.size()) + " inputs (" +
-                      NameList(input_infos) + "), got " + std::to_string(inputs.size()));
-  std::vector<Tensor> ordered(input_infos.size());
-  std::vector<bool> seen(input_infos.size(), false);
-  for (const NamedTensor& named : inputs) {
-    int index = model_->FindInput(named.name);
-    if (index < 0)
-      return Status(StatusCode::kNotFound, "no input named '" + named.name + "' (inputs: " +
-                                               NameList(input_infos) + ")");
-    if (seen[index])
-      return Status(StatusCode::kInvalidArgument, "input '" + named.name + "' given twice");
-    seen[index] = true;
-    ordered[index] = named.tensor;
-  }
-  std::vector<Tensor> results;
-  if (!outputs->empty()) {
-    if (outputs->size() != output_infos.size())
+  return GuardExceptions([&]() -> Status {
+    if (outputs == nullptr) return Status(StatusCode::kInvalidArgument, "outputs is null");
+    const std::vector<TensorInfo>& input_infos = model_->inputs();
+    const std::vector<TensorInfo>& output_infos = model_->outputs();
+    if (inputs.size() != input_infos.size())
       return Status(StatusCode::kInvalidArgument,
-                    "expected no output tensors (to allocate them) or " +
-                        std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
-                        "), got " + std::to_string(outputs->size()));
-    results.resize(output_infos.size());
-    std::vector<bool> seen_out(output_infos.size(), false);
-    for (const NamedTensor& named : *outputs) {
-      int index = model_->FindOutput(named.name);
+                    "expected " + std::to_string(input_infos.size()) + " inputs (" +
+                        NameList(input_infos) + "), got " + std::to_string(inputs.size()));
+    std::vector<Tensor> ordered(input_infos.size());
+    std::vector<bool> seen(input_infos.size(), false);
+    for (const NamedTensor& named : inputs) {
+      int index = model_->FindInput(named.name);
       if (index < 0)
-        return Status(StatusCode::kNotFound, "no output named '" + named.name + "' (outputs: " +
-                                                 NameList(output_infos) + ")");
-      if (seen_out[index])
-        return Status(StatusCode::kInvalidArgument, "output '" + named.name + "' given twice");
-      seen_out[index] = true;
-      results[index] = named.tensor;
+        return Status(StatusCode::kNotFound, "no input named '" + named.name + "' (inputs: " +
+                                                 NameList(input_infos) + ")");
+      if (seen[index])
+        return Status(StatusCode::kInvalidArgument, "input '" + named.name + "' given twice");
+      seen[index] = true;
+      ordered[index] = named.tensor;
     }
-  }
-  Status s = Run(ordered, &results);
-  if (!s.ok()) return s;
-  if (outputs->empty())
-    for (size_t i = 0; i < results.size(); ++i)
-      outputs->push_back({output_infos[i].name, std::move(results[i])});
-  return Status::Ok();
+    std::vector<Tensor> results;
+    if (!outputs->empty()) {
+      if (outputs->size() != output_infos.size())
+        return Status(StatusCode::kInvalidArgument,
+                      "expected no output tensors (to allocate them) or " +
+                          std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
+                          "), got " + std::to_string(outputs->size()));
+      results.resize(output_infos.size());
+      std::vector<bool> seen_out(output_infos.size(), false);
+      for (const NamedTensor& named : *outputs) {
+        int index = model_->FindOutput(named.name);
+        if (index < 0)
+          return Status(StatusCode::kNotFound, "no output named '" + named.name + "' (outputs: " +
+                                                   NameList(output_infos) + ")");
+        if (seen_out[index])
+          return Status(StatusCode::kInvalidArgument, "output '" + named.name + "' given twice");
+        seen_out[index] = true;
+        results[index] = named.tensor;
+      }
+    }
+    Status s = Run(ordered, &results);
+    if (!s.ok()) return s;
+    if (outputs->empty())
+      for (size_t i = 0; i < results.size(); ++i)
+        outputs->push_back({output_infos[i].name, std::move(results[i])});
+    return Status::Ok();
+  });
 }
 
 }  // namespace kiln

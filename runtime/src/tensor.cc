@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kiln/runtime.h"
+#include "runtime/src/guard_exceptions.h"
 #include "runtime/schema/file_format.h"
 
 namespace kiln {
@@ -49,30 +50,32 @@ Tensor Tensor::Borrow(DType dtype, std::vector<int64_t> dims, void* data) {
 }
 
 Status Tensor::Allocate(DType dtype, std::vector<int64_t> dims, Tensor* out) {
-  uint64_t bytes = DTypeSize(dtype);
-  if (bytes == 0) return Status(StatusCode::kInvalidArgument, "unknown dtype");
-  for (int64_t d : dims) {
-    if (d < 0)
-      return Status(StatusCode::kInvalidArgument,
-                    "cannot allocate shape " + DescribeShape(dims, dtype) + ": negative dimension");
-    if (d > 0 && bytes > (1ull << 62) / static_cast<uint64_t>(d))
-      return Status(StatusCode::kResourceExhausted, "shape " + DescribeShape(dims, dtype) + " is too large");
-    bytes *= static_cast<uint64_t>(d);
-  }
-  // At least one cache line, so empty tensors still get a valid pointer.
-  size_t rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (p == nullptr)
-    return Status(StatusCode::kResourceExhausted,
-                  "cannot allocate " + std::to_string(bytes) + " bytes for " + DescribeShape(dims, dtype));
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
-  Tensor t;
-  t.dtype_ = dtype;
-  t.dims_ = std::move(dims);
-  t.data_ = p;
-  t.storage_ = std::shared_ptr<void>(p, std::free);
-  *out = std::move(t);
-  return Status::Ok();
+  return GuardExceptions([&]() -> Status {
+    uint64_t bytes = DTypeSize(dtype);
+    if (bytes == 0) return Status(StatusCode::kInvalidArgument, "unknown dtype");
+    for (int64_t d : dims) {
+      if (d < 0)
+        return Status(StatusCode::kInvalidArgument,
+                      "cannot allocate shape " + DescribeShape(dims, dtype) + ": negative dimension");
+      if (d > 0 && bytes > (1ull << 62) / static_cast<uint64_t>(d))
+        return Status(StatusCode::kResourceExhausted, "shape " + DescribeShape(dims, dtype) + " is too large");
+      bytes *= static_cast<uint64_t>(d);
+    }
+    // At least one cache line, so empty tensors still get a valid pointer.
+    size_t rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
+    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (p == nullptr)
+      return Status(StatusCode::kResourceExhausted,
+                    "cannot allocate " + std::to_string(bytes) + " bytes for " + DescribeShape(dims, dtype));
+    std::memset(p, 0, rounded == 0 ? 64 : rounded);
+    Tensor t;
+    t.dtype_ = dtype;
+    t.dims_ = std::move(dims);
+    t.data_ = p;
+    t.storage_ = std::shared_ptr<void>(p, std::free);
+    *out = std::move(t);
+    return Status::Ok();
+  });
 }
 
 int64_t Tensor::element_count() const {

@@ -1,5 +1,6 @@
 #include "runtime/testing/test_artifacts.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,7 +56,12 @@ artifact::ExecutableSpec TestExecutable() {
   artifact::ExecutableSpec exe;
   exe.cpu = "x86-64";
   exe.blob = TestKernelBlob();
-  exe.kernels = {{"add", 3, 0}, {"scale", 2, 1}, {"fail", 1, 0}};
+  using artifact::Access;
+  const uint32_t grid[3] = {kWorkgroups, 1, 1};
+  exe.kernels = {{"add", 3, 0, {{kBytes, Access::Read}, {kBytes, Access::Read}, {kBytes, Access::Write}}},
+                 {"scale", 2, 1, {{kBytes, Access::Read}, {kBytes, Access::Write}}},
+                 {"fail", 1, 0, {{64, Access::Read}}}};
+  for (artifact::KernelSpec& k : exe.kernels) std::copy(grid, grid + 3, k.workgroups);
   return exe;
 }
 

@@ -36,8 +36,21 @@ public:
     executable.cpu = target.cpu;
     executable.requiredFeatures = target.required;
     executable.blob = std::move(*object);
-    for (const KernelInfo &k : table)
-      executable.kernels.push_back({k.name, k.bindingCount, 0});
+    for (const KernelInfo &k : table) {
+      ::kiln::artifact::KernelSpec kernel;
+      kernel.name = k.name;
+      kernel.bindingCount = k.bindingCount;
+      using ::kiln::artifact::Access;
+      for (auto [i, size] : llvm::enumerate(k.bindingSizes)) {
+        Access access = i < k.numInputs ? Access::Read : Access::Write;
+        if (k.scratchBytes && i + 1 == k.bindingSizes.size())
+          access = Access::ReadWrite;
+        kernel.bindings.push_back({size, access});
+      }
+      for (int d = 0; d < 3; ++d)
+        kernel.workgroups[d] = static_cast<uint32_t>(k.workgroups[d]);
+      executable.kernels.push_back(std::move(kernel));
+    }
     return executable;
   }
 

@@ -505,6 +505,14 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
     info.name = dispatch.getName().str();
     info.bindingCount = dispatch.getNumArguments() + dispatch.getNumResults();
     info.numInputs = dispatch.getNumArguments();
+    // As the host plan sizes buffers: i1 is stored as one byte.
+    for (Type t : llvm::concat<Type>(dispatch.getArgumentTypes(),
+                                      dispatch.getResultTypes())) {
+      auto tensor = cast<RankedTensorType>(t);
+      info.bindingSizes.push_back(
+          std::max<uint64_t>(8, tensor.getElementTypeBitWidth()) / 8 *
+          tensor.getNumElements());
+    }
     dispatch.erase();
     if (failed(tileWorkgroups(*kernel, *config)))
       return failure();
@@ -559,6 +567,7 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
     if (*scratch > 0) {
       info.scratchBytes = *scratch;
       ++info.bindingCount; // the scratch binding comes last
+      info.bindingSizes.push_back(*scratch);
     }
     kernels.push_back(info);
   }

@@ -122,10 +122,17 @@ struct TensorInfo {
 };
 
 // What `kiln inspect` shows; filled from a verified artifact.
+enum class BindingAccess : uint8_t { kRead = 0, kWrite = 1, kReadWrite = 2 };
+struct KernelBindingInfo {
+  uint64_t size = 0;  // exact byte length the kernel was compiled for
+  BindingAccess access = BindingAccess::kRead;
+};
 struct KernelInfo {
   std::string name;
   uint32_t binding_count = 0;
   uint32_t push_constant_count = 0;
+  std::vector<KernelBindingInfo> bindings;  // binding_count entries
+  uint32_t workgroups[3] = {1, 1, 1};       // the grid it was compiled for
 };
 struct ExecutableInfo {
   std::string target, format, cpu;
