@@ -31,7 +31,11 @@ const char kUsage[] =
     "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
     "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n"
     "bench --profile then runs the iterations again timing every step, and lists\n"
-    "the dispatches by total time.\n";
+    "the dispatches by total time.\n"
+    "Trust: a .kiln artifact is native code; run or bench executes it with this\n"
+    "process's rights. Its checksum (XXH3-64) detects corruption, not tampering,\n"
+    "and the loader's checks catch malformed files, not malicious code. Only load\n"
+    "artifacts from trusted sources (inspect does not run the code).\n";
 
 int Usage(const std::string& problem) {
   std::fprintf(stderr, "kiln: %s\n%s", problem.c_str(), kUsage);
@@ -67,6 +71,10 @@ int ParseOptions(const std::string& command, int argc, char** argv, Options* o) 
   std::vector<std::string> positional;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
     auto value = [&](std::string* out) {
       size_t eq = arg.find('=');
       if (eq != std::string::npos) {

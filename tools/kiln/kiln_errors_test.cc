@@ -36,6 +36,15 @@ TEST_F(KilnErrorsTest, BadUsage) {
   EXPECT_EQ(RunKiln("--help").exit_code, 0);
 }
 
+// The trust model is part of the help, where users look before loading.
+TEST_F(KilnErrorsTest, InspectHelpStatesTheTrustModel) {
+  auto result = RunKiln("inspect --help");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("a .kiln artifact is native code"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("detects corruption, not tampering"), std::string::npos)
+      << result.output;
+}
+
 TEST_F(KilnErrorsTest, BadFiles) {
   ExpectFailure("run /nonexistent.kiln", 1, "kiln: cannot open '/nonexistent.kiln'");
   ExpectFailure("inspect /nonexistent.kiln", 1, "cannot open '/nonexistent.kiln'");

@@ -506,7 +506,7 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
     info.bindingCount = dispatch.getNumArguments() + dispatch.getNumResults();
     info.numInputs = dispatch.getNumArguments();
     // As the host plan sizes buffers: i1 is stored as one byte.
-    for (Type t : llvm::concat<Type>(dispatch.getArgumentTypes(),
+    for (Type t : llvm::concat<const Type>(dispatch.getArgumentTypes(),
                                       dispatch.getResultTypes())) {
       auto tensor = cast<RankedTensorType>(t);
       info.bindingSizes.push_back(

@@ -17,6 +17,14 @@
  * Status: every fallible call returns a kiln_status_t; NULL means success.
  * A non-NULL status is owned by the caller, who frees it with
  * kiln_status_free. Functions write their out_ parameters only on success.
+ * No C++ exception ever leaves these functions: running out of memory is
+ * KILN_RESOURCE_EXHAUSTED, a worker thread that cannot start is
+ * KILN_RESOURCE_EXHAUSTED with the system's message, anything unexpected
+ * KILN_INTERNAL.
+ *
+ * Trust: an artifact is native code that runs with this process's rights;
+ * its checksum detects corruption, not tampering. Load only artifacts from
+ * trusted sources.
  *
  * Ownership and lifetime: each *_create / *_load_* returns a handle the
  * caller owns and releases with the matching *_release (NULL is accepted).
@@ -113,7 +121,9 @@ void kiln_session_release(kiln_session_t* session);
 
 /* Runs the model. `inputs` holds one tensor per input in signature order;
  * `outputs` one per output, whose caller-provided buffers receive the
- * results. Shapes and dtypes must match the signature exactly. */
+ * results. Shapes and dtypes must match the signature exactly. Output
+ * buffers that share a byte with an input or with each other are refused
+ * (KILN_INVALID_ARGUMENT); inputs may alias each other. */
 kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inputs,
                                size_t input_count, const kiln_tensor_t* outputs,
                                size_t output_count);

@@ -10,7 +10,12 @@
 //   s = session->Run({kiln::Tensor::Borrow(kiln::DType::F32, {1, 3}, data)}, &outputs);
 //
 // Errors: every fallible call returns a Status; no exception crosses this
-// API and no bad input (file, tensor, argument) aborts the process.
+// API (running out of memory is RESOURCE_EXHAUSTED) and no bad input (file,
+// tensor, argument) aborts the process.
+//
+// Trust: an artifact is native code that runs with this process's rights.
+// Its checksum detects corruption, not tampering; load only artifacts from
+// trusted sources.
 //
 // Ownership and lifetime:
 //   - Runtime owns the worker threads. Models and Sessions keep the parts of
@@ -265,6 +270,8 @@ class Session {
   // non-null data pointer. `outputs` either is empty (the session allocates
   // one Tensor per output) or holds one Tensor per output in signature
   // order whose buffers (declared dtype and shape) receive the results.
+  // Output buffers must not share a byte with any input or with each other
+  // (INVALID_ARGUMENT naming the pair); inputs may alias each other.
   Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
   // The same by name: every input exactly once, in any order. `outputs`
   // either is empty (filled with every output, in signature order) or names
