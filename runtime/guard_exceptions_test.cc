@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 #include <system_error>
 
 namespace kiln {
@@ -21,13 +22,14 @@ TEST(GuardExceptions, BadAllocIsResourceExhausted) {
   Status s = GuardExceptions([]() -> Status { throw std::bad_alloc(); });
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(s.message(), "out of memory");
-  // What a vector that cannot grow throws.
+  // What a vector asked to grow past max_size() throws (std::length_error).
   s = GuardExceptions([]() -> Status {
     std::vector<char> v;
     v.reserve(v.max_size() + 1);
     return Status::Ok();
   });
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
+  EXPECT_EQ(s.message(), "size too large");
 }
 
 TEST(GuardExceptions, SystemErrorIsResourceExhaustedWithItsMessage) {

@@ -1,11 +1,12 @@
 // The C API: thin wrappers that turn handles into the C++ objects and
 // Status into kiln_status_t. No exception crosses it: every entry that can
-// fail runs inside GuardC, which turns std::bad_alloc into
-// RESOURCE_EXHAUSTED, std::system_error (a worker thread that cannot start)
+// fail runs inside GuardC, which turns std::bad_alloc and std::length_error
+// into RESOURCE_EXHAUSTED, std::system_error (a worker thread that cannot start)
 // into RESOURCE_EXHAUSTED with its message, and anything else into
 // INTERNAL. Handles use nothrow new.
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <system_error>
 
 #include "kiln/kiln.h"
@@ -64,6 +65,8 @@ kiln_status_t GuardC(Body&& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
+    return &out_of_memory_status;
+  } catch (const std::length_error&) {
     return &out_of_memory_status;
   } catch (const std::system_error& e) {
     return FromException(kiln::StatusCode::kResourceExhausted, "system error: ", e.what());

@@ -1,7 +1,8 @@
 // guard_exceptions.h - keeps exceptions from crossing the runtime's API.
 //
 // The runtime itself returns Status, but the standard library it uses
-// throws: std::bad_alloc from any growing container or string, and
+// throws: std::bad_alloc (or std::length_error) from any growing container
+// or string, and
 // std::system_error when a worker thread cannot be started. Every public
 // entry point runs its body through GuardExceptions, which turns those into
 // a Status.
@@ -10,6 +11,7 @@
 
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -34,6 +36,9 @@ Status GuardExceptions(Body&& body) noexcept {
     return body();
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kResourceExhausted, "out of memory");
+  } catch (const std::length_error&) {
+    // A container asked to grow past max_size(): memory, not a bug.
+    return Status(StatusCode::kResourceExhausted, "size too large");
   } catch (const std::system_error& e) {
     // Thread creation (EAGAIN) and other OS resources.
     return GuardedError(StatusCode::kResourceExhausted, "system error: ", e.what());

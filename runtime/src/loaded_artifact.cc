@@ -255,8 +255,8 @@ Status LoadedArtifact::CheckSemantics() {
         return Status(StatusCode::kUnimplemented, "executable " + std::to_string(i) +
                                                       " has format '" + info.format +
                                                       "'; expected '" + kCpuFormat + "'");
+      // An empty (but present) kernel table is fine: a plan of copies only.
       if (info.code_size == 0) return DataLoss(exe_name + " has no code");
-      if (info.kernels.empty()) return DataLoss(exe_name + " has an empty kernel table");
       for (const std::string& f : info.required_features) {
         FeatureSupport support = QueryCpuFeature(f);
         if (support == FeatureSupport::kUnknownName)

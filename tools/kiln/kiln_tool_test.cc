@@ -89,7 +89,7 @@ TEST_F(KilnToolTest, Inspect) {
   CommandResult r = RunKiln("inspect " + model_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* expected :
-       {"format version 1, produced by kilnc from add_scale.onnx", "x: [4,100] f32 (dims batch ?)",
+       {"format version 2, produced by kilnc from add_scale.onnx", "x: [4,100] f32 (dims batch ?)",
         "scaled/out: [4,100] f32", "constants: 1, 1600 bytes", "0: x86_64 elf-shared-object, cpu x86-64",
         "kernel 1: scale (2 bindings, 1 push constants)", "plan (x86_64): 4 steps",
         "0: dispatch add [7,1,1]  dispatch_0: add x c", "2: copy 1600 bytes  copy_2: scaled",
