@@ -65,4 +65,39 @@ def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def MixedPrecision : Pass<"kiln-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Compute contractions and their epilogues in bf16 or fp16";
+  let description = [{
+    AMP-style mixed precision on a Kiln graph. Ops on the allowed list that
+    are connected (through allowed ops) to a contraction are computed in the
+    chosen 16-bit type; everything else stays f32.
+
+    - Allowed by default: the contractions `matmul` and `conv`; the
+      elementwise ops of their epilogues and between them (`add sub mul neg
+      abs relu clip max min gelu sigmoid tanh`); data movement that does not
+      compute (`reshape transpose broadcast slice concat pad max_pool`).
+      `allow=OP,...` widens the list.
+    - Always f32 (denied): `softmax log_softmax layer_norm batch_norm reduce
+      avg_pool exp log pow`, plus every op named in `deny=OP,...` (deny
+      wins over allow). Naming an always-f32 op in `allow` is an error.
+    - Accumulation stays f32: the lowering of a 16-bit matmul or conv
+      accumulates in f32 and rounds once at the end.
+    - Casts (`kiln.cast`) are inserted only at the edges of each 16-bit
+      region; a cast back to f32 that feeds a cast to 16 bits folds away.
+    - Constant operands are converted at compile time (round to nearest
+      even), so weights are stored at half size.
+    - Function arguments and results keep their types.
+
+    Example: `kiln-opt --kiln-mixed-precision="precision=bf16 deny=gelu"`
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "The 16-bit type: bf16 or fp16">,
+    ListOption<"allow", "allow", "std::string",
+               "Ops (Kiln op names, e.g. div) added to the allowed list">,
+    ListOption<"deny", "deny", "std::string",
+               "Ops (Kiln op names, e.g. gelu) that stay f32">,
+  ];
+}
+
 #endif // KILN_PASSES_TD

@@ -100,6 +100,17 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
       break;
     PassManager pm(&context);
     pm.addPass(s.create());
+    if (s.stage == Stage::GraphOptimization && options.precision != "fp32") {
+      MixedPrecisionOptions precision;
+      precision.precision = options.precision;
+      precision.allow.assign(options.precisionAllow.begin(),
+                             options.precisionAllow.end());
+      precision.deny.assign(options.precisionDeny.begin(),
+                            options.precisionDeny.end());
+      pm.addPass(createMixedPrecision(precision));
+      // The region edges may leave constants that fold (casts of splats).
+      pm.addPass(createGraphCleanup());
+    }
     if (failed(pm.run(module)) || failed(runHooks(module, s.stage)))
       return failure();
     stageDone(s.stage);

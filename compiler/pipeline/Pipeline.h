@@ -48,6 +48,12 @@ struct PipelineOptions {
   bool dumpDispatches = false;
   // Print the time at which each stage ends to stderr (kilnc --time).
   bool timing = false;
+  // Mixed precision (kilnc --precision): fp32 (none), bf16 or fp16. Any
+  // other value runs kiln-mixed-precision, which reports it. The pass runs
+  // at the end of graph-optimization, so lowering sees 16-bit ops.
+  std::string precision = "fp32";
+  std::vector<std::string> precisionAllow; // --precision-allow
+  std::vector<std::string> precisionDeny;  // --precision-deny
 };
 
 class Pipeline {

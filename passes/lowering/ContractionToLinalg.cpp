@@ -33,10 +33,51 @@ namespace {
 
 using utils::IteratorType;
 
+// 16-bit contractions (from kiln-mixed-precision) accumulate in f32 and
+// round once at the end: summing K products in bf16 would lose the low bits
+// of every partial sum.
+Type accumulatorType(Type element) {
+  if (element.isBF16() || element.isF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+Value extendTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return arith::ExtFOp::create(b, loc, type, value);
+}
+
+// `value` (f32 accumulators) rounded to the element type of `type` by an
+// elementwise generic, which joins the contraction's dispatch.
+Value roundTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps(2, AffineMap::getMultiDimIdentityMap(
+                                     rank, b.getContext()));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{value},
+             ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::TruncFOp::create(nb, l, type.getElementType(),
+                                           args[0])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc) {
-  if (isa<FloatType>(acc.getType()))
+  if (isa<FloatType>(acc.getType())) {
+    lhs = extendTo(b, loc, lhs, acc.getType());
+    rhs = extendTo(b, loc, rhs, acc.getType());
     return arith::AddFOp::create(b, loc, acc,
                                  arith::MulFOp::create(b, loc, lhs, rhs));
+  }
   return arith::AddIOp::create(b, loc, acc,
                                arith::MulIOp::create(b, loc, lhs, rhs));
 }
@@ -96,6 +137,7 @@ public:
     auto rhsType = cast<RankedTensorType>(rhs.getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
+    Type acc = accumulatorType(element);
     // Vectors become matrices; the added unit dims are dropped at the end.
     if (lhsType.getRank() == 1) {
       lhsType = RankedTensorType::get({1, lhsType.getDimSize(0)}, element);
@@ -119,7 +161,7 @@ public:
     }
     SmallVector<int64_t> fullShape(batch);
     fullShape.append({m, n});
-    auto fullType = RankedTensorType::get(fullShape, element);
+    auto fullType = RankedTensorType::get(fullShape, acc);
     Value result;
     int64_t batchSize = 1;
     for (int64_t d : batch)
@@ -129,8 +171,8 @@ public:
       Value lhs2 = lhsRank > 2 ? collapse(rewriter, loc, lhs,
                                           groupLeading(lhsRank, lhsRank - 1))
                                : lhs;
-      auto type = RankedTensorType::get({batchSize * m, n}, element);
-      Value init = filledTensor(rewriter, loc, type, zeroAttr(element));
+      auto type = RankedTensorType::get({batchSize * m, n}, acc);
+      Value init = filledTensor(rewriter, loc, type, zeroAttr(acc));
       result = linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs2, rhs},
                                         ValueRange{init})
                    .getResult(0);
@@ -146,8 +188,8 @@ public:
                          : collapse(rewriter, loc, v,
                                     groupLeading(rank, rank - 2));
       };
-      auto type = RankedTensorType::get({batchSize, m, n}, element);
-      Value init = filledTensor(rewriter, loc, type, zeroAttr(element));
+      auto type = RankedTensorType::get({batchSize, m, n}, acc);
+      Value init = filledTensor(rewriter, loc, type, zeroAttr(acc));
       result = linalg::BatchMatmulOp::create(
                    rewriter, loc, ValueRange{fold(lhs, lhsRank), fold(rhs, rhsRank)},
                    ValueRange{init})
@@ -186,7 +228,7 @@ public:
                                      AffineMap::get(loops, 0, outExprs, ctx)};
       SmallVector<IteratorType> iterators(loops - 1, IteratorType::parallel);
       iterators.push_back(IteratorType::reduction);
-      Value init = filledTensor(rewriter, loc, fullType, zeroAttr(element));
+      Value init = filledTensor(rewriter, loc, fullType, zeroAttr(acc));
       result = linalg::GenericOp::create(
                    rewriter, loc, TypeRange{fullType}, ValueRange{lhs, rhs},
                    ValueRange{init}, maps, iterators,
@@ -196,7 +238,8 @@ public:
                    })
                    .getResult(0);
     }
-    if (result.getType() != resultType) {
+    auto accResultType = resultType.clone(acc);
+    if (result.getType() != accResultType) {
       // Drop the unit dims that stood in for vector operands.
       SmallVector<ReassociationIndices> groups;
       auto groupsOpt = getReassociationIndicesForCollapse(
@@ -204,10 +247,10 @@ public:
           resultType.getShape());
       if (!groupsOpt)
         return rewriter.notifyMatchFailure(op, "cannot drop vector dims");
-      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+      result = tensor::CollapseShapeOp::create(rewriter, loc, accResultType,
                                                result, *groupsOpt);
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, roundTo(rewriter, loc, result, resultType));
     return success();
   }
 };
@@ -225,6 +268,7 @@ public:
     auto filterType = cast<RankedTensorType>(op.getFilter().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
+    Type acc = accumulatorType(element);
     int64_t spatial = inputType.getRank() - 2;
     SmallVector<int64_t> strides = op.getStridesOrDefault();
     SmallVector<int64_t> dilations = op.getDilationsOrDefault();
@@ -299,8 +343,8 @@ public:
           AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx),
           AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx)};
       auto flatType =
-          RankedTensorType::get({batchN, filters, outPositions}, element);
-      Value init = filledTensor(rewriter, loc, flatType, zeroAttr(element));
+          RankedTensorType::get({batchN, filters, outPositions}, acc);
+      Value init = filledTensor(rewriter, loc, flatType, zeroAttr(acc));
       Value flat =
           linalg::GenericOp::create(
               rewriter, loc, TypeRange{flatType}, ValueRange{filter, cols},
@@ -312,7 +356,7 @@ public:
                     b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
               })
               .getResult(0);
-      result = expand(rewriter, loc, flat, resultType,
+      result = expand(rewriter, loc, flat, resultType.clone(acc),
                       {{0}, {1}, llvm::to_vector(llvm::seq<int64_t>(2, 2 + spatial))});
     } else {
       // Grouped: input [N, G, C/G, D...], filter [G, F/G, C/G, K...],
@@ -347,7 +391,7 @@ public:
       if (!oneFilterPerGroup)
         outShape.push_back(fg);
       outShape.append(outSpatial.begin(), outSpatial.end());
-      auto outType = RankedTensorType::get(outShape, element);
+      auto outType = RankedTensorType::get(outShape, acc);
       int64_t oLoop = 2 + fLoops;
       int64_t loops = oLoop + spatial + 1 + spatial;
       auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
@@ -372,7 +416,7 @@ public:
       SmallVector<IteratorType> iterators(oLoop + spatial,
                                           IteratorType::parallel);
       iterators.append(1 + spatial, IteratorType::reduction);
-      Value init = filledTensor(rewriter, loc, outType, zeroAttr(element));
+      Value init = filledTensor(rewriter, loc, outType, zeroAttr(acc));
       Value grouped =
           linalg::GenericOp::create(
               rewriter, loc, TypeRange{outType},
@@ -400,18 +444,21 @@ public:
           AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx),
           AffineMap::getMultiDimIdentityMap(rank, ctx)};
       SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+      auto accType = resultType.clone(acc);
       result = linalg::GenericOp::create(
-                   rewriter, loc, TypeRange{resultType}, ValueRange{result, bias},
-                   ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
+                   rewriter, loc, TypeRange{accType}, ValueRange{result, bias},
+                   ValueRange{emptyTensor(rewriter, loc, accType)}, maps,
                    iterators,
-                   [](OpBuilder &b, Location l, ValueRange args) {
+                   [&](OpBuilder &b, Location l, ValueRange args) {
                      linalg::YieldOp::create(
-                         b, l, arith::AddFOp::create(b, l, args[0], args[1])
-                                   .getResult());
+                         b, l,
+                         arith::AddFOp::create(
+                             b, l, args[0], extendTo(b, l, args[1], acc))
+                             .getResult());
                    })
                    .getResult(0);
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, roundTo(rewriter, loc, result, resultType));
     return success();
   }
 };

@@ -12,6 +12,7 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "dialects/kiln/KilnDialect.h"
+#include "passes/precision/MixedPrecision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
@@ -101,6 +102,29 @@ cl::opt<float> debugPerturbDelta(
     cl::desc("Debugging: what --debug-perturb-node adds (default 0.5)"),
     cl::init(0.5f), cl::Hidden, cl::cat(kilncCategory));
 
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Compute type of contractions and their epilogues: fp32 "
+             "(default), bf16 or fp16 (accumulation stays f32; inputs and "
+             "outputs keep their types)"),
+    cl::init("fp32"), cl::cat(kilncCategory));
+const std::string precisionListsHelp =
+    std::string("Ops moved to 16 bits by default (when connected to a "
+                "matmul or conv): ") +
+    mlir::kiln::kPrecisionAllowedOps + ". Always f32: " +
+    mlir::kiln::kPrecisionDeniedOps;
+// cl::desc keeps a StringRef, so the text lives in a global.
+const std::string precisionAllowHelp =
+    "Kiln ops added to the 16-bit list (e.g. div,sqrt). " + precisionListsHelp;
+cl::list<std::string> precisionAllow(
+    "precision-allow", cl::CommaSeparated,
+    cl::desc(precisionAllowHelp),
+    cl::value_desc("op,..."), cl::cat(kilncCategory));
+cl::list<std::string> precisionDeny(
+    "precision-deny", cl::CommaSeparated,
+    cl::desc("Kiln ops kept in f32 (e.g. gelu,add)"),
+    cl::value_desc("op,..."), cl::cat(kilncCategory));
+
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
 
@@ -170,6 +194,29 @@ int main(int argc, char **argv) {
     return 1;
   }
   mlir::kiln::PipelineOptions pipelineOptions;
+  pipelineOptions.precision = precision;
+  pipelineOptions.precisionAllow.assign(precisionAllow.begin(),
+                                        precisionAllow.end());
+  pipelineOptions.precisionDeny.assign(precisionDeny.begin(),
+                                       precisionDeny.end());
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16") {
+    llvm::errs() << "kilnc: error: unknown --precision '" << precision
+                 << "' (expected fp32, bf16 or fp16)\n";
+    return 1;
+  }
+  if (precision != "fp32") {
+    mlir::kiln::PrecisionSettings settings;
+    if (!mlir::kiln::parsePrecisionSettings(
+            &context, precision, pipelineOptions.precisionAllow,
+            pipelineOptions.precisionDeny, settings, error)) {
+      llvm::errs() << "kilnc: error: --precision: " << error << "\n";
+      return 1;
+    }
+  } else if (!precisionAllow.empty() || !precisionDeny.empty()) {
+    llvm::errs() << "kilnc: error: --precision-allow and --precision-deny "
+                    "need --precision=bf16 or fp16\n";
+    return 1;
+  }
   pipelineOptions.dumpDispatches = dumpDispatches;
   pipelineOptions.timing = showTiming;
   mlir::kiln::Pipeline pipeline(context, pipelineOptions);
