@@ -145,9 +145,9 @@ class KilnCompareTest(unittest.TestCase):
         self.assertIn(f"input '{name}' has shape [3, 3, 16, 16]", text)
 
     def test_bad_arguments_fail_clearly(self):
-        status, _, text = kiln_compare("precision", "--precision", "fp16")
+        status, _, text = kiln_compare("precision", "--precision", "int8")
         self.assertEqual(status, 2)
-        self.assertIn("--precision fp16", text)
+        self.assertIn("unknown --precision 'int8'", text)
         status, _, text = kiln_compare("noinputs", "--inputs", os.path.join(WORKDIR, "none"))
         self.assertEqual(status, 2)
         self.assertIn("not a directory", text)
