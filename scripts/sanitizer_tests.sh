@@ -29,6 +29,10 @@ asan_ubsan_tests=(
   //runtime:c_api_test
   //runtime:thread_pool_test
   //runtime:dependencies_test
+  //runtime:loader_checks_test
+  //runtime:elf_inspect_test
+  //runtime:checked_math_test
+  //runtime:guard_exceptions_test
   //tools/kiln:kiln_tool_test
   //tools/kiln:kiln_errors_test
   //compiler/artifact:artifact_writer_test
@@ -36,6 +40,7 @@ asan_ubsan_tests=(
   //dialects/kiln:kiln_ops_test
   //dialects/kiln:shape_inference_test
   //tests/runtime:compiled_model_concurrency_test
+  //tests/runtime:compiled_kernel_checks_test
 )
 tsan_tests=(
   //runtime:concurrency_test

@@ -9,10 +9,17 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/src/elf_inspect.h"
+
 namespace kiln {
 
-Status CpuExecutable::Load(const fb::Executable& executable, const std::string& what,
+Status CpuExecutable::Load(const fb::Executable& executable,
+                           const std::vector<KernelInfo>& expected, const std::string& what,
                            std::unique_ptr<CpuExecutable>* out) {
+  // dlopen runs code (constructors) and loads dependencies before it
+  // returns, so the object is inspected first.
+  Status s = InspectKernelObject(executable.blob()->data(), executable.blob()->size(), what);
+  if (!s.ok()) return s;
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   exe->memfd_ = ::memfd_create("kiln-executable", MFD_CLOEXEC);
   if (exe->memfd_ < 0)
@@ -45,7 +52,6 @@ Status CpuExecutable::Load(const fb::Executable& executable, const std::string& 
                   what + ": library does not speak kernel ABI version " +
                       std::to_string(KILN_CPU_ABI_VERSION));
 
-  const auto& expected = *executable.kernels();
   const kiln_cpu_library& lib = *exe->library_;
   if (lib.kernel_count != expected.size() || (lib.kernel_count > 0 && lib.kernels == nullptr))
     return Status(StatusCode::kDataLoss,
@@ -53,19 +59,41 @@ Status CpuExecutable::Load(const fb::Executable& executable, const std::string& 
                       " kernels, library has " + std::to_string(lib.kernel_count));
   for (uint32_t i = 0; i < lib.kernel_count; ++i) {
     const kiln_kernel_info& got = lib.kernels[i];
-    const fb::Kernel& want = *expected.Get(i);
+    const KernelInfo& want = expected[i];
     std::string got_name = got.name ? got.name : "";
-    if (got_name != want.name()->str() || got.function == nullptr ||
-        got.binding_count != want.binding_count() ||
-        got.push_constant_count != want.push_constant_count())
+    if (got_name != want.name || got.function == nullptr ||
+        got.binding_count != want.binding_count ||
+        got.push_constant_count != want.push_constant_count)
       return Status(StatusCode::kDataLoss,
                     what + ": kernel " + std::to_string(i) + " mismatch: artifact expects '" +
-                        want.name()->str() + "' with " + std::to_string(want.binding_count()) +
-                        " bindings and " + std::to_string(want.push_constant_count()) +
+                        want.name + "' with " + std::to_string(want.binding_count) +
+                        " bindings and " + std::to_string(want.push_constant_count) +
                         " push constants, library has '" + got_name + "' with " +
                         std::to_string(got.binding_count) + " bindings and " +
                         std::to_string(got.push_constant_count) + " push constants" +
                         (got.function ? "" : " and no function"));
+    // The plan was checked against the artifact's table; the code must
+    // have been compiled for the same bindings and grid.
+    std::string where = what + ": kernel " + std::to_string(i) + " '" + want.name + "'";
+    if (want.binding_count > 0 && got.bindings == nullptr)
+      return Status(StatusCode::kDataLoss, where + ": library describes no bindings");
+    for (uint32_t b = 0; b < want.binding_count; ++b)
+      if (got.bindings[b].size != want.bindings[b].size ||
+          got.bindings[b].access != static_cast<uint32_t>(want.bindings[b].access))
+        return Status(StatusCode::kDataLoss,
+                      where + " binding " + std::to_string(b) + ": artifact expects " +
+                          std::to_string(want.bindings[b].size) + " bytes, access " +
+                          std::to_string(static_cast<int>(want.bindings[b].access)) +
+                          "; library has " + std::to_string(got.bindings[b].size) +
+                          " bytes, access " + std::to_string(got.bindings[b].access));
+    if (std::memcmp(got.workgroup_count, want.workgroups, sizeof want.workgroups) != 0)
+      return Status(StatusCode::kDataLoss,
+                    where + ": artifact expects " + std::to_string(want.workgroups[0]) + "x" +
+                        std::to_string(want.workgroups[1]) + "x" +
+                        std::to_string(want.workgroups[2]) + " workgroups, library has " +
+                        std::to_string(got.workgroup_count[0]) + "x" +
+                        std::to_string(got.workgroup_count[1]) + "x" +
+                        std::to_string(got.workgroup_count[2]));
   }
   *out = std::move(exe);
   return Status::Ok();

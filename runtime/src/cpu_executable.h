@@ -16,9 +16,11 @@ namespace kiln {
 class CpuExecutable {
  public:
   // `what` names the executable in messages ("executable 0"). The caller
-  // has already checked the CPU features.
-  static Status Load(const fb::Executable& executable, const std::string& what,
-                     std::unique_ptr<CpuExecutable>* out);
+  // has already checked the CPU features and the artifact's kernel table
+  // (`expected`, parsed from it); the shared object is inspected
+  // (elf_inspect.h) before dlopen, and its own table must match `expected`.
+  static Status Load(const fb::Executable& executable, const std::vector<KernelInfo>& expected,
+                     const std::string& what, std::unique_ptr<CpuExecutable>* out);
   ~CpuExecutable();
   CpuExecutable(const CpuExecutable&) = delete;
   CpuExecutable& operator=(const CpuExecutable&) = delete;

@@ -422,7 +422,7 @@ Status LoadedArtifact::LoadCode() {
                         (info.cpu.empty() ? std::string("an unnamed CPU") : info.cpu) +
                         "); this CPU lacks them");
     }
-    Status s = CpuExecutable::Load(*model_->executables()->Get(i),
+    Status s = CpuExecutable::Load(*model_->executables()->Get(i), info.kernels,
                                    "executable " + std::to_string(i), &executables_[i]);
     if (!s.ok()) return s;
   }

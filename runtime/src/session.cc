@@ -89,6 +89,17 @@ void RunWorkgroups(void* context, uint64_t begin, uint64_t end) {
   }
 }
 
+// The wrapper checks' codes (kernel_abi.h); other codes are the kernel's.
+const char* KernelErrorName(int32_t rc) {
+  switch (rc) {
+    case KILN_KERNEL_BAD_BINDING_COUNT: return " (binding count mismatch)";
+    case KILN_KERNEL_BAD_BINDING_SIZE: return " (binding size mismatch)";
+    case KILN_KERNEL_BAD_WORKGROUP_COUNT: return " (workgroup count mismatch)";
+    case KILN_KERNEL_BAD_WORKGROUP_ID: return " (workgroup id out of range)";
+  }
+  return "";
+}
+
 // Runs plan step `index`, a dispatch, over the pool.
 Status RunDispatch(ThreadPool& pool, SessionState& st, const PreparedStep& step, size_t index) {
   DispatchJob job;
@@ -110,7 +121,8 @@ Status RunDispatch(ThreadPool& pool, SessionState& st, const PreparedStep& step,
     return Status(StatusCode::kInternal,
                   "step " + std::to_string(index) + " '" + step.label + "': kernel '" +
                       step.kernel->name + "' returned " + std::to_string(rc) +
-                      " for workgroup " + std::to_string(job.failed_workgroup.load()));
+                      KernelErrorName(rc) + " for workgroup " +
+                      std::to_string(job.failed_workgroup.load()));
   }
   return Status::Ok();
 }

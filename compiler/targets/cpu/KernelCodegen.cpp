@@ -376,6 +376,9 @@ LogicalResult checkNoHeap(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
+// runtime/include/kiln/kernel_abi.h's KILN_CPU_ABI_VERSION.
+constexpr int32_t kAbiVersion = 2;
+
 // Step 6b: wrappers with the ABI signature and the query table.
 void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
   MLIRContext *ctx = module.getContext();
@@ -384,15 +387,87 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto i32 = IntegerType::get(ctx, 32);
   auto i64 = IntegerType::get(ctx, 64);
+  // struct kiln_dispatch_state { ptr bindings; ptr binding_sizes;
+  //   ptr push_constants; i32 workgroup_count[3]; i32 binding_count;
+  //   i32 push_constant_count; }
+  auto stateType = LLVM::LLVMStructType::getLiteral(
+      ctx, {ptr, ptr, ptr, LLVM::LLVMArrayType::get(i32, 3), i32, i32});
+  auto i1 = IntegerType::get(ctx, 1);
+  auto constant = [&](OpBuilder &b, Type t, int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v))
+        .getResult();
+  };
   for (const KernelInfo &kernel : kernels) {
     auto impl = module.lookupSymbol<LLVM::LLVMFuncOp>(kernel.name + "_impl");
     impl.setLinkage(LLVM::Linkage::Internal);
     auto type = LLVM::LLVMFunctionType::get(i32, {ptr, i32, i32, i32});
     auto wrapper = LLVM::LLVMFuncOp::create(builder, loc, kernel.name, type,
                                             LLVM::Linkage::Internal);
+    // The checks run once per call (per workgroup), before any binding is
+    // touched; each failure returns its KILN_KERNEL_BAD_* code.
     Block *entry = wrapper.addEntryBlock(builder);
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    Region &region = wrapper.getBody();
+    // The failure block (return its argument) goes last, after the body.
+    Block *fail = new Block();
+    fail->addArgument(i32, loc);
     Value state = entry->getArgument(0);
+    auto field = [&](OpBuilder &b, Type t, ArrayRef<LLVM::GEPArg> path) {
+      Value address = LLVM::GEPOp::create(b, loc, ptr, stateType, state, path);
+      return LLVM::LoadOp::create(b, loc, t, address).getResult();
+    };
+    auto differs = [&](OpBuilder &b, Value v, Value expected) {
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v, expected)
+          .getResult();
+    };
+    auto orAll = [&](OpBuilder &b, ArrayRef<Value> conditions) -> Value {
+      if (conditions.empty())
+        return LLVM::ConstantOp::create(b, loc, i1, b.getBoolAttr(false));
+      Value any = conditions.front();
+      for (Value c : conditions.drop_front())
+        any = LLVM::OrOp::create(b, loc, i1, any, c);
+      return any;
+    };
+    // Ends `b`'s block with "if (bad) return code" and continues in a new
+    // block.
+    auto check = [&](OpBuilder &b, Value bad, int32_t code) {
+      Block *next = new Block();
+      region.push_back(next);
+      Value codeValue = constant(b, i32, code);
+      LLVM::CondBrOp::create(b, loc, bad, fail, ValueRange(codeValue), next,
+                             ValueRange());
+      b.setInsertionPointToStart(next);
+    };
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    // Counts first: binding_sizes has binding_count entries.
+    check(b,
+          orAll(b, {differs(b, field(b, i32, {0, 4}),
+                            constant(b, i32, kernel.bindingCount)),
+                    differs(b, field(b, i32, {0, 5}), constant(b, i32, 0))}),
+          /*KILN_KERNEL_BAD_BINDING_COUNT*/ 1);
+    {
+      Value sizes = field(b, ptr, {0, 1});
+      SmallVector<Value> bad;
+      for (auto [i, size] : llvm::enumerate(kernel.bindingSizes)) {
+        Value address = LLVM::GEPOp::create(b, loc, ptr, i64, sizes,
+                                            ArrayRef<LLVM::GEPArg>{int32_t(i)});
+        bad.push_back(differs(b, LLVM::LoadOp::create(b, loc, i64, address),
+                              constant(b, i64, size)));
+      }
+      check(b, orAll(b, bad), /*KILN_KERNEL_BAD_BINDING_SIZE*/ 2);
+    }
+    SmallVector<Value> counts, badCount, badId;
+    for (int d = 0; d < 3; ++d) {
+      counts.push_back(field(b, i32, {0, 3, d}));
+      badCount.push_back(
+          differs(b, counts[d], constant(b, i32, kernel.workgroups[d])));
+    }
+    check(b, orAll(b, badCount), /*KILN_KERNEL_BAD_WORKGROUP_COUNT*/ 3);
+    for (int d = 0; d < 3; ++d)
+      badId.push_back(LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge,
+                                           entry->getArgument(1 + d),
+                                           counts[d]));
+    check(b, orAll(b, badId), /*KILN_KERNEL_BAD_WORKGROUP_ID*/ 4);
+
     Value bindings = LLVM::LoadOp::create(b, loc, ptr, state);
     SmallVector<Value> args;
     for (uint32_t i = 0; i < kernel.bindingCount; ++i) {
@@ -403,11 +478,46 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
     for (int d = 0; d < 3; ++d)
       args.push_back(LLVM::ZExtOp::create(b, loc, i64, entry->getArgument(1 + d)));
     LLVM::CallOp::create(b, loc, impl, args);
-    Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
-    LLVM::ReturnOp::create(b, loc, zero);
+    LLVM::ReturnOp::create(b, loc, constant(b, i32, 0));
+    region.push_back(fail);
+    b.setInsertionPointToStart(fail);
+    LLVM::ReturnOp::create(b, loc, fail->getArgument(0));
   }
-  // struct kiln_kernel_info { ptr name; ptr fn; i32 bindings; i32 push; }
-  auto infoType = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32});
+  // struct kiln_binding_info { i64 size; i32 access; i32 reserved; }, one
+  // array per kernel.
+  auto bindingType = LLVM::LLVMStructType::getLiteral(ctx, {i64, i32, i32});
+  for (const KernelInfo &kernel : kernels) {
+    auto arrayType =
+        LLVM::LLVMArrayType::get(bindingType, kernel.bindingSizes.size());
+    auto global = LLVM::GlobalOp::create(builder, loc, arrayType, true,
+                                         LLVM::Linkage::Internal,
+                                         kernel.name + "_bindings", Attribute());
+    Block *block = builder.createBlock(&global.getInitializerRegion());
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    Value value = LLVM::UndefOp::create(b, loc, arrayType);
+    for (auto [i, size] : llvm::enumerate(kernel.bindingSizes)) {
+      // KILN_BINDING_READ for inputs, READ_WRITE for the scratch binding,
+      // WRITE for outputs (as CpuBackend writes the artifact's table).
+      int32_t access = i < kernel.numInputs ? 0 : 1;
+      if (kernel.scratchBytes && i + 1 == kernel.bindingSizes.size())
+        access = 2;
+      Value entryValue = LLVM::UndefOp::create(b, loc, bindingType);
+      entryValue = LLVM::InsertValueOp::create(
+          b, loc, entryValue, constant(b, i64, size), ArrayRef<int64_t>{0});
+      entryValue = LLVM::InsertValueOp::create(
+          b, loc, entryValue, constant(b, i32, access), ArrayRef<int64_t>{1});
+      entryValue = LLVM::InsertValueOp::create(
+          b, loc, entryValue, constant(b, i32, 0), ArrayRef<int64_t>{2});
+      value = LLVM::InsertValueOp::create(b, loc, value, entryValue,
+                                          ArrayRef<int64_t>{int64_t(i)});
+    }
+    LLVM::ReturnOp::create(b, loc, value);
+    builder.setInsertionPointToEnd(module.getBody());
+  }
+  // struct kiln_kernel_info { ptr name; ptr fn; i32 bindings; i32 push;
+  //   ptr binding_info; i32 workgroup_count[3]; i32 reserved; }
+  auto infoType = LLVM::LLVMStructType::getLiteral(
+      ctx, {ptr, ptr, i32, i32, ptr, LLVM::LLVMArrayType::get(i32, 3), i32});
   auto tableType = LLVM::LLVMArrayType::get(infoType, kernels.size());
   auto libraryType = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, ptr});
   for (const KernelInfo &kernel : kernels) {
@@ -439,6 +549,20 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
           b, loc, info,
           LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)),
           ArrayRef<int64_t>{3});
+      info = LLVM::InsertValueOp::create(
+          b, loc, info,
+          LLVM::AddressOfOp::create(b, loc, ptr, kernel.name + "_bindings"),
+          ArrayRef<int64_t>{4});
+      for (int64_t d = 0; d < 3; ++d)
+        info = LLVM::InsertValueOp::create(
+            b, loc, info,
+            LLVM::ConstantOp::create(b, loc, i32,
+                                     b.getI32IntegerAttr(kernel.workgroups[d])),
+            ArrayRef<int64_t>{5, d});
+      info = LLVM::InsertValueOp::create(
+          b, loc, info,
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)),
+          ArrayRef<int64_t>{6});
       value = LLVM::InsertValueOp::create(b, loc, value, info,
                                           ArrayRef<int64_t>{int64_t(i)});
     }
@@ -454,7 +578,7 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
     Value value = LLVM::UndefOp::create(b, loc, libraryType);
     value = LLVM::InsertValueOp::create(
         b, loc, value,
-        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1)),
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(kAbiVersion)),
         ArrayRef<int64_t>{0});
     value = LLVM::InsertValueOp::create(
         b, loc, value,
@@ -473,7 +597,8 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
   {
     Block *entry = query.addEntryBlock(builder);
     OpBuilder b = OpBuilder::atBlockBegin(entry);
-    Value version = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
+    Value version =
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(kAbiVersion));
     Value same = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                       entry->getArgument(0), version);
     Value address = LLVM::AddressOfOp::create(b, loc, ptr, "kiln_library");

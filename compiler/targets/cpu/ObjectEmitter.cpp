@@ -51,6 +51,12 @@ FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
     error = "cannot create a target machine for " + choice.cpu;
     return failure();
   }
+  // The runtime refuses a kernel library that exports anything but the
+  // query (runtime/src/elf_inspect.h); helpers that conversions add (e.g.
+  // integer powers) would otherwise be exported.
+  for (llvm::GlobalValue &value : llvmModule->global_values())
+    if (!value.isDeclaration() && value.getName() != "kiln_cpu_library_query")
+      value.setLinkage(llvm::GlobalValue::InternalLinkage);
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
   // The per-function subtarget must match the machine's, or the inliner and
@@ -100,12 +106,14 @@ FailureOr<std::vector<uint8_t>> emitSharedObject(ModuleOp module,
   }
   std::string out, err;
   llvm::raw_string_ostream outStream(out), errStream(err);
-  // -lm: scalar remainders (frem) call fmodf; everything else is inline.
+  // No libraries: the runtime refuses kernel objects with dependencies
+  // (DT_NEEDED). The few library calls LLVM emits (fmodf for scalar frem,
+  // memcpy/memset) stay undefined and resolve against the C library the
+  // process already has loaded.
   std::vector<const char *> args = {
       "ld.lld",   "-shared", "--hash-style=gnu", "-O2", "--gc-sections",
       "--build-id=none", "-soname=kiln_kernels.so", "-o",
-      libraryPath.c_str(), objectPath.c_str(), "-L/usr/lib/x86_64-linux-gnu",
-      "-L/lib/x86_64-linux-gnu", "--as-needed", "-lm"};
+      libraryPath.c_str(), objectPath.c_str()};
   lld::Result result = lld::lldMain(args, outStream, errStream,
                                     {{lld::Gnu, &lld::elf::link}});
   auto buffer = llvm::MemoryBuffer::getFile(libraryPath);

@@ -24,9 +24,30 @@
 // CHECK-SAME: kiln.kernel = "dispatch_1", kiln.num_inputs = 3 : i64, kiln.num_outputs = 1 : i64, kiln.workgroups = array<i64: 2, 4, 1>
 
 // The ABI wrapper: (kiln_dispatch_state *, wg_x, wg_y, wg_z) -> status.
-// It loads the bindings array from the state, one pointer per binding,
-// widens the workgroup ids, calls the implementation and returns 0.
+// Before touching a binding, once per call, it checks the state against
+// what the kernel was compiled for: the binding and push-constant counts
+// (state fields 4 and 5), every binding size (field 1; dispatch_0's two
+// bindings are 32x1024 f32, 131072 bytes), the workgroup grid (field 3) and
+// the workgroup ids. A mismatch branches to the last block, which returns
+// the KILN_KERNEL_BAD_* code (1 to 4). Then it loads the bindings array,
+// one pointer per binding, widens the workgroup ids, calls the
+// implementation and returns 0.
 // CHECK-LABEL: llvm.func internal @dispatch_0(%arg0: !llvm.ptr, %arg1: i32, %arg2: i32, %arg3: i32) -> i32 {
+// CHECK-DAG: llvm.getelementptr %arg0[0, 4] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, ptr, ptr, array<3 x i32>, i32, i32)>
+// CHECK-DAG: llvm.getelementptr %arg0[0, 5] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, ptr, ptr, array<3 x i32>, i32, i32)>
+// CHECK-DAG: llvm.mlir.constant(2 : i32) : i32
+// CHECK: llvm.cond_br %{{.*}}, ^[[FAIL:bb[0-9]+]](%{{.*}} : i32), ^bb1
+// CHECK: ^bb1:
+// CHECK: llvm.getelementptr %arg0[0, 1]
+// CHECK-COUNT-2: llvm.mlir.constant(131072 : i64) : i64
+// CHECK: llvm.cond_br %{{.*}}, ^[[FAIL]](%{{.*}} : i32), ^bb2
+// CHECK: ^bb2:
+// CHECK: llvm.getelementptr %arg0[0, 3, 0]
+// CHECK: llvm.cond_br %{{.*}}, ^[[FAIL]](%{{.*}} : i32), ^bb3
+// CHECK: ^bb3:
+// CHECK: llvm.icmp "uge" %arg1,
+// CHECK: llvm.cond_br %{{.*}}, ^[[FAIL]](%{{.*}} : i32), ^bb4
+// CHECK: ^bb4:
 // CHECK-NEXT: %[[B:.*]] = llvm.load %arg0 : !llvm.ptr -> !llvm.ptr
 // CHECK-NEXT: %[[S0:.*]] = llvm.getelementptr %[[B]][0]
 // CHECK-NEXT: %[[P0:.*]] = llvm.load %[[S0]] : !llvm.ptr -> !llvm.ptr
@@ -38,29 +59,43 @@
 // CHECK-NEXT: llvm.call @dispatch_0_impl(%[[P0]], %[[P1]], %[[X]], %[[Y]], %[[Z]])
 // CHECK-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: llvm.return %[[OK]] : i32
+// CHECK-NEXT: ^[[FAIL]](%[[CODE:.*]]: i32):
+// CHECK-NEXT: llvm.return %[[CODE]] : i32
 // CHECK-LABEL: llvm.func internal @dispatch_1(%arg0: !llvm.ptr, %arg1: i32, %arg2: i32, %arg3: i32) -> i32 {
 // CHECK-COUNT-4: llvm.getelementptr
 // CHECK: llvm.call @dispatch_1_impl(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
 // CHECK: llvm.return
 
-// The kernel table: {name, function, binding count, push constants} per
-// kernel, in dispatch order.
+// Per kernel, its bindings as compiled: {size, access (0 read, 1 write),
+// reserved}.
+// CHECK-LABEL: llvm.mlir.global internal constant @dispatch_0_bindings() {{.*}} : !llvm.array<2 x struct<(i64, i32, i32)>>
+// CHECK-LABEL: llvm.mlir.global internal constant @dispatch_1_bindings() {{.*}} : !llvm.array<4 x struct<(i64, i32, i32)>>
+// CHECK-DAG: llvm.mlir.constant(32768 : i64)
+// CHECK-DAG: llvm.mlir.constant(65536 : i64)
+// CHECK-DAG: llvm.mlir.constant(1024 : i64)
+// CHECK-DAG: llvm.mlir.constant(131072 : i64)
+
+// The kernel table (ABI version 2): {name, function, binding count, push
+// constants, bindings, workgroup grid, reserved} per kernel, in dispatch
+// order.
 // CHECK: llvm.mlir.global internal constant @dispatch_0_name("dispatch_0\00")
 // CHECK: llvm.mlir.global internal constant @dispatch_1_name("dispatch_1\00")
-// CHECK-LABEL: llvm.mlir.global internal constant @kiln_kernel_table() {{.*}} : !llvm.array<2 x struct<(ptr, ptr, i32, i32)>>
+// CHECK-LABEL: llvm.mlir.global internal constant @kiln_kernel_table() {{.*}} : !llvm.array<2 x struct<(ptr, ptr, i32, i32, ptr, array<3 x i32>, i32)>>
 // CHECK: llvm.mlir.addressof @dispatch_0_name
 // CHECK: llvm.mlir.addressof @dispatch_0 :
 // CHECK: llvm.mlir.constant(2 : i32)
+// CHECK: llvm.mlir.addressof @dispatch_0_bindings
 // CHECK: llvm.mlir.addressof @dispatch_1_name
 // CHECK: llvm.mlir.addressof @dispatch_1 :
 // CHECK: llvm.mlir.constant(4 : i32)
+// CHECK: llvm.mlir.addressof @dispatch_1_bindings
 // CHECK-LABEL: llvm.mlir.global internal constant @kiln_library() {{.*}} : !llvm.struct<(i32, i32, ptr)>
 // CHECK: llvm.mlir.addressof @kiln_kernel_table
 
-// The one exported symbol: returns the library for ABI version 1, null
+// The one exported symbol: returns the library for ABI version 2, null
 // otherwise.
 // CHECK-LABEL: llvm.func @kiln_cpu_library_query(%arg0: i32) -> !llvm.ptr {
-// CHECK: %[[V:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[V:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK: %[[SAME:.*]] = llvm.icmp "eq" %arg0, %[[V]] : i32
 // CHECK: %[[LIB:.*]] = llvm.mlir.addressof @kiln_library : !llvm.ptr
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
