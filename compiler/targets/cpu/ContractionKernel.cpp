@@ -24,11 +24,22 @@ namespace mlir::kiln::cpu {
 
 namespace {
 
-// out += a * b, in any operand order: the body of every contraction and
-// convolution generic.
+// `value` itself, or the f32 extension of it (`arith.extf`): how a 16-bit
+// operand enters an f32 multiply-accumulate.
+Value stripExtension(Value value) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return value;
+}
+
+// out += a * b, in any operand order, where a and b may be extended from
+// 16 bits first: the body of every contraction and convolution generic.
 bool isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+  size_t extensions = llvm::count_if(
+      body.getOperations(), [](Operation &o) { return isa<arith::ExtFOp>(o); });
+  if (body.getNumArguments() != 3 ||
+      body.getOperations().size() != 3 + extensions)
     return false;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -42,8 +53,8 @@ bool isMultiplyAccumulate(linalg::LinalgOp op) {
   if (!mul)
     return false;
   Value x = body.getArgument(0), y = body.getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
+  Value lhs = stripExtension(mul.getLhs()), rhs = stripExtension(mul.getRhs());
+  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
 }
 
 // The step `s` when `expr` is `s * d_n + (terms without d_n)` with s = 1
@@ -68,9 +79,12 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !isMultiplyAccumulate(op))
     return failure();
-  for (OpOperand &operand : op->getOpOperands())
-    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
-      return failure();
+  // f32 accumulators; A and B both f32 or both the same 16-bit type.
+  Type operandType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  if (!getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32() ||
+      getElementTypeOrSelf(op.getDpsInputs()[1].getType()) != operandType ||
+      !(operandType.isF32() || operandType.isBF16() || operandType.isF16()))
+    return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps[2];
   unsigned numLoops = op.getNumLoops();
@@ -78,6 +92,7 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
     return failure();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ContractionLoops loops;
+  loops.operandType = operandType;
   loops.n = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
   // B: the input whose innermost index moves with the lanes, one for one,
   // and no other index does; A must not depend on the lanes at all.
@@ -175,7 +190,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   FailureOr<ContractionLoops> loops = matchContraction(op);
   if (failed(loops))
     return op.emitOpError("is not a contraction the register-tiled kernel "
-                          "handles (f32 multiply-add, output lanes "
+                          "handles (f32 multiply-add of f32, bf16 or f16 "
+                          "operands, output lanes "
                           "contiguous in one operand and absent from the "
                           "other)");
   Value a = op.getDpsInputOperand(loops->lhs)->get();
@@ -252,10 +268,22 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // One register tile of `width` lanes: start the accumulators, run the k
   // loop of this K block, store the valid rows. Masked tiles load and
   // store only the valid lanes.
+  // A and B in 16 bits are loaded as they are stored and extended to f32
+  // in registers (half the bytes of an f32 load; the FMAs stay f32).
+  Type operandType = loops->operandType;
+  auto toF32 = [&](OpBuilder &bb, Location bl, Value v) -> Value {
+    if (operandType.isF32())
+      return v;
+    Type type = f32;
+    if (auto vector = dyn_cast<VectorType>(v.getType()))
+      type = vector.clone(f32);
+    return arith::ExtFOp::create(bb, bl, type, v);
+  };
   auto emitTile = [&](OpBuilder &builder, Location l, int64_t width,
                       bool masked) {
     auto vectorType = VectorType::get({width}, f32);
-    Value mask, zeros;
+    auto operandVectorType = VectorType::get({width}, operandType);
+    Value mask, zeros, operandZeros;
     if (masked) {
       mask = vector::CreateMaskOp::create(
           builder, l, VectorType::get({width}, builder.getI1Type()),
@@ -263,18 +291,28 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       zeros = arith::ConstantOp::create(
           builder, l, vectorType,
           DenseElementsAttr::get(vectorType, builder.getF32FloatAttr(0.0f)));
+      operandZeros = arith::ConstantOp::create(
+          builder, l, operandVectorType,
+          DenseElementsAttr::get(operandVectorType,
+                                 builder.getFloatAttr(operandType, 0.0)));
     }
+    // Loads of C (f32) and of B (its operand type).
+    auto loadAs = [&](OpBuilder &bb, Location bl, Value base,
+                      ValueRange indices, VectorType type,
+                      Value passThrough) -> Value {
+      if (masked)
+        return vector::MaskedLoadOp::create(bb, bl, type, base, indices, mask,
+                                            passThrough);
+      return vector::LoadOp::create(bb, bl, type, base, indices);
+    };
     auto load = [&](OpBuilder &bb, Location bl, Value base,
                     ValueRange indices) -> Value {
-      if (masked)
-        return vector::MaskedLoadOp::create(bb, bl, vectorType, base, indices,
-                                            mask, zeros);
-      return vector::LoadOp::create(bb, bl, vectorType, base, indices);
+      return loadAs(bb, bl, base, indices, vectorType, zeros);
     };
     // B's lanes: contiguous, or every other element of a 2x wider load
     // (masked to the 2 * lanes - 1 elements that are needed, so the last
     // tile never reads past the row) and a shuffle of the even ones.
-    auto wideType = VectorType::get({width * 2}, f32);
+    auto wideType = VectorType::get({width * 2}, operandType);
     Value wideMask, wideZeros;
     SmallVector<int64_t> evens;
     if (loops->laneStride == 2) {
@@ -286,16 +324,28 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
               one)});
       wideZeros = arith::ConstantOp::create(
           builder, l, wideType,
-          DenseElementsAttr::get(wideType, builder.getF32FloatAttr(0.0f)));
+          DenseElementsAttr::get(wideType,
+                                 builder.getFloatAttr(operandType, 0.0)));
       for (int64_t i = 0; i < width; ++i)
         evens.push_back(2 * i);
     }
     auto loadB = [&](OpBuilder &bb, Location bl, ValueRange indices) -> Value {
       if (loops->laneStride == 1)
-        return load(bb, bl, b, indices);
+        return toF32(bb, bl,
+                     loadAs(bb, bl, b, indices, operandVectorType,
+                            operandZeros));
       Value wide = vector::MaskedLoadOp::create(bb, bl, wideType, b, indices,
                                                 wideMask, wideZeros);
-      return vector::ShuffleOp::create(bb, bl, wide, wide, evens);
+      return toF32(bb, bl,
+                   vector::ShuffleOp::create(bb, bl, wide, wide, evens));
+    };
+    // One element of A, extended and broadcast to every lane.
+    auto loadA = [&](OpBuilder &bb, Location bl, ArrayRef<Value> point) {
+      Value scalar = memref::LoadOp::create(
+          bb, bl, a, operandIndices(bb, bl, aMap, point));
+      return vector::BroadcastOp::create(bb, bl, vectorType,
+                                         toF32(bb, bl, scalar))
+          .getResult();
     };
     // The accumulators start from C, or from the fill value in the first
     // K block when C was just filled.
@@ -333,24 +383,14 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)
-        sharedA = vector::BroadcastOp::create(
-            body, bl, vectorType,
-            memref::LoadOp::create(body, bl, a,
-                                   operandIndices(body, bl, aMap, point)));
+        sharedA = loadA(body, bl, point);
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         point[loops->m] = readRows[i];
         Value bVector =
             sharedB ? sharedB
                     : loadB(body, bl, operandIndices(body, bl, bMap, point));
-        Value aVector =
-            sharedA ? sharedA
-                    : vector::BroadcastOp::create(
-                          body, bl, vectorType,
-                          memref::LoadOp::create(
-                              body, bl, a,
-                              operandIndices(body, bl, aMap, point)))
-                          .getResult();
+        Value aVector = sharedA ? sharedA : loadA(body, bl, point);
         next.push_back(
             vector::FMAOp::create(body, bl, aVector, bVector, acc[i]));
       }

@@ -27,7 +27,10 @@
 namespace mlir::kiln::cpu {
 
 // The loops of a multiply-accumulate generic the register-tiled kernel can
-// run (f32 `out += a * b`):
+// run (`out += a * b` with f32 accumulators; A and B both f32, or both
+// bf16 or f16 and extended to f32 in the body, as kiln-mixed-precision's
+// contractions are: the kernel then loads 16-bit values and converts them
+// to f32 in registers, "convert on load"):
 //  - lanes `n`: the output's innermost dim; B's innermost index moves with
 //    it one for one (`n`, or `ow + kw` in a direct convolution) or two for
 //    one (`2 * ow + kw`, a stride-2 convolution) and A does not depend on
@@ -47,6 +50,7 @@ struct ContractionLoops {
   bool vectorPerRow = false; // B depends on the row
   int64_t laneStride = 1;    // B elements between lanes: 1 or 2 (stride-2
                              // convolutions read every other column)
+  Type operandType;          // element type of A and B (f32, bf16, f16)
 };
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);

@@ -41,6 +41,11 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
         "register_tile", b.getDenseI64ArrayAttr({tileRows, tileLanes})));
     entries.push_back(
         b.getNamedAttr("reduction_tile", b.getI64IntegerAttr(reductionTile)));
+    if (operandType && !operandType.isF32()) {
+      entries.push_back(
+          b.getNamedAttr("operand_type", TypeAttr::get(operandType)));
+      entries.push_back(b.getNamedAttr("native", b.getStringAttr("convert")));
+    }
   }
   return b.getDictionaryAttr(entries);
 }
@@ -345,13 +350,15 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   while (lanes > width && lanes / 2 >= lanesTotal)
     lanes /= 2;
   config.strategy = Strategy::Contraction;
+  config.operandType = loops->operandType;
   config.tileRows = rows;
   config.tileLanes = lanes;
-  // K blocks whose B sub-panel (kc x lanes floats) takes about half of a
+  // K blocks whose B sub-panel (kc x lanes elements) takes about half of a
   // 32 KiB L1, leaving room for the A rows; one block when K is not much
   // longer than that.
   int64_t kTotal = ranges[loops->reductions.front()];
-  int64_t kc = std::max<int64_t>(64, 16384 / (lanes * 4));
+  int64_t operandBytes = loops->operandType.getIntOrFloatBitWidth() / 8;
+  int64_t kc = std::max<int64_t>(64, 16384 / (lanes * operandBytes));
   // A single row reads each B element once: nothing to keep in L1.
   config.reductionTile = rows > 1 && kTotal > kc + kc / 2 ? kc : 0;
 

@@ -8,6 +8,11 @@
 //    register_tile = array<i64: 8, 32>,     // rows x f32 lanes per tile
 //    reduction_tile = 128}                  // K block (0 = whole K)
 //
+// A contraction of 16-bit operands (kiln-mixed-precision) also says so and
+// which kernel path it takes: `operand_type = bf16, native = "convert"`
+// (16-bit loads extended to f32 in registers, f32 FMAs; the only path
+// today: no vdpbf16ps, AMX or AVX512-FP16 kernels yet).
+//
 // Strategies:
 //  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
 //    as GEMM) runs as register tiles of `mr` output rows by `nr` lanes,
@@ -48,6 +53,10 @@ struct LoweringConfig {
   int64_t tileLanes = 0;
   // Contraction only: K block kept in L1 per register-tile pass (0: all).
   int64_t reductionTile = 0;
+  // Contraction only: A and B's element type when not f32 (reported in
+  // the attribute with the path, "convert"; the kernel reads the type
+  // from the operands).
+  Type operandType;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.
