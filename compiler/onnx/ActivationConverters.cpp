@@ -103,6 +103,45 @@ LogicalResult convertPRelu(NodeContext &ctx) {
     return failure();
   Composer k{ctx};
   Value x = ctx.input(0), slope = ctx.input(1);
+  RankedTensorType xType = ctx.inputType(0), slopeType = ctx.inputType(1);
+  int64_t rank = xType.getRank();
+  if (ctx.opset < 7) {
+    // PRelu-6 and older have no NumPy broadcasting: a slope of one element is
+    // shared, and a slope of shape [C] is per channel (axis 1), as old
+    // PyTorch exports it. Reshape [C] to [C, 1, ..., 1] so that NumPy
+    // broadcasting aligns it with axis 1.
+    if (slopeType.getRank() == 1 && rank >= 3 &&
+        slopeType.getDimSize(0) != 1) {
+      int64_t channels = xType.getDimSize(1);
+      if (!ShapedType::isDynamic(channels) &&
+          !ShapedType::isDynamic(slopeType.getDimSize(0)) &&
+          slopeType.getDimSize(0) != channels)
+        return ctx.error() << "slope of shape " << slopeType
+                           << " matches neither one element nor the "
+                           << channels << " channels (axis 1) of the input "
+                           << xType << " (opset " << ctx.opset
+                           << " broadcasts per channel)";
+      llvm::SmallVector<int64_t> shape(rank - 1, 1);
+      shape[0] = ShapedType::isDynamic(slopeType.getDimSize(0))
+                     ? -1
+                     : slopeType.getDimSize(0);
+      slope = k.reshape(slope, shape);
+    }
+  } else {
+    // From opset 7 the slope broadcasts unidirectionally to the input: the
+    // result keeps the input's shape.
+    bool fits = slopeType.getRank() <= rank;
+    for (int64_t i = 0; fits && i < slopeType.getRank(); ++i) {
+      int64_t s = slopeType.getDimSize(slopeType.getRank() - 1 - i);
+      int64_t d = xType.getDimSize(rank - 1 - i);
+      fits = s == 1 || s == d || ShapedType::isDynamic(s) ||
+             ShapedType::isDynamic(d);
+    }
+    if (!fits)
+      return ctx.error() << "slope of shape " << slopeType
+                         << " does not broadcast to the input's shape "
+                         << xType << " (PRelu broadcasts the slope one way)";
+  }
   return k.finish(k.select(k.cmp(CompareDirection::lt, x, k.c(x, 0)),
                            k.bin<MulOp>(slope, x), x));
 }

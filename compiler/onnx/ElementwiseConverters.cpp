@@ -10,6 +10,8 @@
 #include "compiler/onnx/ConverterRegistry.h"
 #include "compiler/onnx/TensorDecoding.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace mlir::kiln::onnx_import {
@@ -218,6 +220,45 @@ LogicalResult convertClip(NodeContext &ctx) {
   return ctx.setResult(0, ctx.create<ClipOp>(ctx.input(0), attrs));
 }
 
+/// IsNaN: x != x, which is true exactly for NaN (kiln.compare `ne` on floats
+/// is unordered). Integer inputs are not allowed by ONNX.
+LogicalResult convertIsNaN(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  Value x = ctx.input(0);
+  if (!llvm::isa<FloatType>(ctx.inputType(0).getElementType()))
+    return ctx.error() << "input must be a floating-point tensor, got "
+                       << ctx.inputType(0);
+  return ctx.setResult(0, ctx.compare(CompareDirection::ne, x, x));
+}
+
+/// IsInf: x == +inf and/or x == -inf as `detect_positive` /
+/// `detect_negative` ask (both by default); with both off, all false.
+LogicalResult convertIsInf(NodeContext &ctx) {
+  if (failed(ctx.requireInputs(1)))
+    return failure();
+  Value x = ctx.input(0);
+  if (!llvm::isa<FloatType>(ctx.inputType(0).getElementType()))
+    return ctx.error() << "input must be a floating-point tensor, got "
+                       << ctx.inputType(0);
+  bool positive = ctx.getInt("detect_positive", 1) != 0;
+  bool negative = ctx.getInt("detect_negative", 1) != 0;
+  if (positive && negative) {
+    FailureOr<Value> magnitude = ctx.create<AbsOp>(x);
+    if (failed(magnitude))
+      return failure();
+    return ctx.setResult(0, ctx.compare(CompareDirection::eq, *magnitude,
+                                        ctx.scalarLike(x, INFINITY)));
+  }
+  if (positive || negative)
+    return ctx.setResult(
+        0, ctx.compare(CompareDirection::eq, x,
+                       ctx.scalarLike(x, positive ? INFINITY : -INFINITY)));
+  // Neither sign asked for: false everywhere (x != x would be true for NaN,
+  // x < x is false for every value including NaN).
+  return ctx.setResult(0, ctx.compare(CompareDirection::lt, x, x));
+}
+
 const ConverterInfo kConverters[] = {
     {"Abs", convertUnary<AbsOp>},
     {"Neg", convertUnary<NegOp>},
@@ -236,6 +277,8 @@ const ConverterInfo kConverters[] = {
     {"Sin", convertUnary<SinOp>},
     {"Cos", convertUnary<CosOp>},
     {"Not", convertUnary<NotOp>},
+    {"IsNaN", convertIsNaN, 9},
+    {"IsInf", convertIsInf, 10},
     {"Add", convertBinary<AddOp>},
     {"Sub", convertBinary<SubOp>},
     {"Mul", convertBinary<MulOp>},

@@ -643,14 +643,15 @@ LogicalResult convertIdentity(NodeContext &ctx) {
   return success();
 }
 
-/// Dropout at inference is the identity; its mask output is not supported.
 /// Inference-mode Dropout is the identity. Training mode (opset 12's
 /// training_mode input) drops values at random, which a compiled inference
 /// graph cannot reproduce: it is an error, not a silent identity. (Opset 6's
 /// is_test defaults to training, but exporters never meant it and
 /// onnxruntime runs every pre-12 Dropout as the identity; so does Kiln.)
+/// The optional mask output keeps everything: all true (bool from opset 10,
+/// the input's type before), as the ONNX reference gives at inference.
 LogicalResult convertDropout(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(1)) || failed(ctx.requireUnusedOutputsFrom(1)))
+  if (failed(ctx.requireInputs(1)) || failed(ctx.requireUnusedOutputsFrom(2)))
     return failure();
   bool training = false;
   if (ctx.opset >= 12 && ctx.hasInput(2)) {
@@ -664,6 +665,19 @@ LogicalResult convertDropout(NodeContext &ctx) {
     return ctx.error() << "training mode is not supported (Kiln compiles "
                           "inference graphs)";
   ctx.setResult(0, ctx.input(0));
+  if (ctx.outputUsed(1)) {
+    RankedTensorType type = ctx.inputType(0);
+    if (!type.hasStaticShape())
+      return ctx.error() << "the mask output needs a static input shape, got "
+                         << type;
+    Type maskElement =
+        ctx.opset >= 10 ? ctx.builder.getI1Type() : type.getElementType();
+    auto maskType = RankedTensorType::get(type.getShape(), maskElement);
+    Attribute one = llvm::isa<FloatType>(maskElement)
+                        ? Attribute(ctx.builder.getFloatAttr(maskElement, 1.0))
+                        : Attribute(ctx.builder.getIntegerAttr(maskElement, 1));
+    ctx.setResult(1, ctx.constant(DenseElementsAttr::get(maskType, one)));
+  }
   return success();
 }
 

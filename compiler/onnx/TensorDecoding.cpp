@@ -51,6 +51,7 @@ FailureOr<Type> convertElementType(MLIRContext *context, int32_t dtype,
   case TensorProto::FLOAT: return b.getF32Type();
   case TensorProto::FLOAT16: return b.getF16Type();
   case TensorProto::BFLOAT16: return b.getBF16Type();
+  case TensorProto::DOUBLE: return b.getF64Type();
   case TensorProto::INT8: return b.getIntegerType(8);
   case TensorProto::INT32: return b.getIntegerType(32);
   case TensorProto::INT64: return b.getIntegerType(64);
@@ -58,8 +59,8 @@ FailureOr<Type> convertElementType(MLIRContext *context, int32_t dtype,
   default:
     return emitError(loc) << "Kiln does not handle dtype " << dtypeName(dtype)
                           << " of tensor '" << tensorName
-                          << "' (supported: FLOAT, FLOAT16, BFLOAT16, INT8, "
-                             "INT32, INT64, BOOL)";
+                          << "' (supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, "
+                             "INT8, INT32, INT64, BOOL)";
   }
 }
 
@@ -119,7 +120,8 @@ int64_t storageBytes(int32_t dtype) {
   case TensorProto::BFLOAT16: return 2;
   case TensorProto::INT8:
   case TensorProto::BOOL: return 1;
-  case TensorProto::INT64: return 8;
+  case TensorProto::INT64:
+  case TensorProto::DOUBLE: return 8;
   default: return 0;
   }
 }
@@ -206,8 +208,13 @@ void copyTyped(const FieldT &field, int64_t width, std::vector<char> &bytes) {
       break;
     }
     case 8: {
-      int64_t v = static_cast<int64_t>(value);
-      std::memcpy(out, &v, 8);
+      if constexpr (std::is_floating_point_v<decltype(value)>) {
+        double v = static_cast<double>(value);
+        std::memcpy(out, &v, 8);
+      } else {
+        int64_t v = static_cast<int64_t>(value);
+        std::memcpy(out, &v, 8);
+      }
       break;
     }
     }
@@ -268,6 +275,11 @@ FailureOr<ElementsAttr> decodeTensor(MLIRContext *context,
       if (tensor.float_data_size() != numElements)
         return countError("float_data", tensor.float_data_size());
       copyTyped(tensor.float_data(), width, bytes);
+      break;
+    case TensorProto::DOUBLE:
+      if (tensor.double_data_size() != numElements)
+        return countError("double_data", tensor.double_data_size());
+      copyTyped(tensor.double_data(), width, bytes);
       break;
     case TensorProto::INT64:
       if (tensor.int64_data_size() != numElements)

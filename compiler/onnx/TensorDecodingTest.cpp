@@ -125,11 +125,23 @@ TEST_F(TensorDecodingTest, WrongCountNamesTensor) {
   EXPECT_NE(messages.find("expected 4"), std::string::npos) << messages;
 }
 
+TEST_F(TensorDecodingTest, DoubleData) {
+  auto t = makeTensor("d", onnx::TensorProto::DOUBLE, {2});
+  t.add_double_data(1.0 / 3.0);
+  t.add_double_data(-2.5e300);
+  FailureOr<ElementsAttr> attr = decode(t);
+  ASSERT_TRUE(succeeded(attr)) << messages;
+  auto values = llvm::to_vector(attr->getValues<double>());
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[0], 1.0 / 3.0); // not narrowed to f32 on the way
+  EXPECT_EQ(values[1], -2.5e300);
+}
+
 TEST_F(TensorDecodingTest, UnsupportedDtype) {
-  auto t = makeTensor("d", onnx::TensorProto::DOUBLE, {1});
-  t.add_double_data(1.0);
+  auto t = makeTensor("u", onnx::TensorProto::UINT16, {1});
+  t.add_int32_data(1);
   EXPECT_TRUE(failed(decode(t)));
-  EXPECT_NE(messages.find("Kiln does not handle dtype DOUBLE of tensor 'd'"),
+  EXPECT_NE(messages.find("Kiln does not handle dtype UINT16 of tensor 'u'"),
             std::string::npos)
       << messages;
 }

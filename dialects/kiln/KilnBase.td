@@ -41,13 +41,13 @@ def Kiln_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Kiln_FloatElement : AnyTypeOf<[F32, F16, BF16], "floating-point (f32, f16, bf16)">;
+def Kiln_FloatElement : AnyTypeOf<[F32, F16, BF16, F64], "floating-point (f32, f16, bf16, f64)">;
 def Kiln_IntElement : AnyTypeOf<[I8, I32, I64], "integer (i8, i32, i64)">;
 def Kiln_IndexElement : AnyTypeOf<[I32, I64], "index (i32, i64)">;
-def Kiln_NumericElement : AnyTypeOf<[F32, F16, BF16, I8, I32, I64],
-                                    "numeric (f32, f16, bf16, i8, i32, i64)">;
-def Kiln_Element : AnyTypeOf<[F32, F16, BF16, I8, I32, I64, I1],
-                             "Kiln element type (f32, f16, bf16, i8, i32, i64, i1)">;
+def Kiln_NumericElement : AnyTypeOf<[F32, F16, BF16, F64, I8, I32, I64],
+                                    "numeric (f32, f16, bf16, f64, i8, i32, i64)">;
+def Kiln_Element : AnyTypeOf<[F32, F16, BF16, F64, I8, I32, I64, I1],
+                             "Kiln element type (f32, f16, bf16, f64, i8, i32, i64, i1)">;
 
 def Kiln_Tensor : RankedTensorOf<[Kiln_Element]>;
 def Kiln_FloatTensor : RankedTensorOf<[Kiln_FloatElement]>;

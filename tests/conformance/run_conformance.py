@@ -2,8 +2,20 @@
 """Runs ONNX backend-format tests through kilnc and kiln and classifies them.
 
 A test is a directory holding `model.onnx` and `test_data_set_*/` folders with
-`input_*.pb` / `output_*.pb` TensorProtos (the format of the node tests that
-ship inside the `onnx` package).
+`input_*.pb` / `output_*.pb` TensorProtos (the format of the node,
+pytorch-converted, pytorch-operator and simple tests that ship inside the
+`onnx` package). The `light` folder's full models (`light_NAME.onnx` with
+`light_NAME_output_0.pb`) are staged into that form the way ONNX's own
+backend runner does it: each float input is arange(n).reshape(shape) / n
+(dims without a value count as 1) and the test is named `test_NAME`.
+
+With several folders the summary gives the counts of each folder as well as
+the total.
+
+`--expect-ort FILE` names tests (one a line, `#` comments) whose shipped
+expected outputs are known to be wrong; for those the expected outputs are
+computed with onnxruntime (CPU) from the same inputs instead. The file says
+why for each entry (an upstream ONNX bug, with its link).
 
 Numeric mode (the default; needs --kiln): for every test the runner compiles
 the model with `kilnc model.onnx -o TMP/model.kiln`, then for every
@@ -111,24 +123,81 @@ class Result:
     # For unsupported tests: the op types ("Op" or "domain::Op") or the
     # reason ("dtype DOUBLE", "opset 5") that blocks them.
     blockers: list = dataclasses.field(default_factory=list)
+    # The folder given on the command line that holds the test.
+    folder: str = ""
 
 
-def find_tests(paths):
-    """Test directories under each path: the path itself, or its children."""
+def _is_light_folder(path):
+    return any(re.fullmatch(r"light_\w+\.onnx", e) for e in os.listdir(path))
+
+
+def stage_light_models(folder, stage_root):
+    """Test directories (model.onnx + test_data_set_0) for the light_*.onnx
+    models of `folder`, written under `stage_root`.
+
+    Inputs follow onnx.backend.test.runner's generate_dummy_data(random=False):
+    float inputs only, arange(n) / n in float32; the expected output is the
+    shipped light_NAME_output_I.pb.
+    """
+    tests = []
+    for entry in sorted(os.listdir(folder)):
+        m = re.fullmatch(r"light_(\w+)\.onnx", entry)
+        if not m:
+            continue
+        model_path = os.path.join(folder, entry)
+        test_dir = os.path.join(stage_root, "test_" + m.group(1))
+        data_dir = os.path.join(test_dir, "test_data_set_0")
+        os.makedirs(data_dir, exist_ok=True)
+        os.symlink(model_path, os.path.join(test_dir, "model.onnx"))
+        model = onnx.load(model_path, load_external_data=False)
+        inits = {i.name for i in model.graph.initializer}
+        n_input = 0
+        for graph_input in model.graph.input:
+            if graph_input.name in inits:
+                continue
+            tensor_type = graph_input.type.tensor_type
+            if tensor_type.elem_type != onnx.TensorProto.FLOAT:
+                raise SystemExit(f"run_conformance: light model {entry}: input "
+                                 f"'{graph_input.name}' is not float; cannot make its data")
+            shape = tuple(d.dim_value if d.HasField("dim_value") else 1
+                          for d in tensor_type.shape.dim)
+            n = int(np.prod(shape))
+            value = (np.arange(n).reshape(shape) / n).astype(np.float32)
+            with open(os.path.join(data_dir, f"input_{n_input}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(value).SerializeToString())
+            n_input += 1
+        for i in range(len(model.graph.output)):
+            expected = os.path.join(folder, f"light_{m.group(1)}_output_{i}.pb")
+            if not os.path.exists(expected):
+                raise SystemExit(f"run_conformance: light model {entry} has no {expected}")
+            os.symlink(expected, os.path.join(data_dir, f"output_{i}.pb"))
+        tests.append(test_dir)
+    return tests
+
+
+def find_tests(paths, stage_root=None):
+    """[(folder, test directory)]: each path itself, or its children.
+
+    `stage_root` (a scratch folder) is needed only for a `light` folder,
+    whose models are staged into test directories there.
+    """
     tests = []
     for path in paths:
         path = os.path.abspath(path)
         if os.path.isfile(os.path.join(path, "model.onnx")):
-            tests.append(path)
+            tests.append((os.path.dirname(path), path))
             continue
         if not os.path.isdir(path):
             raise SystemExit(f"run_conformance: '{path}' is not a directory")
         found = sorted(
             os.path.join(path, entry) for entry in os.listdir(path)
             if os.path.isfile(os.path.join(path, entry, "model.onnx")))
+        if not found and stage_root and _is_light_folder(path):
+            found = stage_light_models(
+                path, tempfile.mkdtemp(prefix="light-", dir=stage_root))
         if not found:
             raise SystemExit(f"run_conformance: no test directories (with model.onnx) in '{path}'")
-        tests.extend(found)
+        tests.extend((path, t) for t in found)
     return tests
 
 
@@ -500,7 +569,23 @@ def _fix_bf16_input(path, fixed_path):
     return fixed_path
 
 
-def run_numeric_test(test_dir, kilnc, kiln, timeout):
+def onnxruntime_outputs(model_path, input_names, input_files):
+    """The outputs onnxruntime (CPU) computes for the given input files."""
+    import onnxruntime  # only the tests listed in --expect-ort need it
+    feeds = {}
+    for input_name, path in zip(input_names, input_files):
+        tensor = onnx.TensorProto()
+        with open(path, "rb") as fh:
+            tensor.ParseFromString(fh.read())
+        feeds[input_name] = numpy_helper.to_array(tensor)
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # no warnings about unused initializers
+    session = onnxruntime.InferenceSession(model_path, options,
+                                           providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def run_numeric_test(test_dir, kilnc, kiln, timeout, expect_ort=False):
     name = os.path.basename(test_dir)
     model_path = os.path.join(test_dir, "model.onnx")
     try:
@@ -556,7 +641,13 @@ def run_numeric_test(test_dir, kilnc, kiln, timeout):
             if proc.returncode != 0:
                 return Result(name, "failed", "RUN: " + first_error_line(proc.stderr))
             problems = []
-            for (out_name, declared), expected_file in zip(outputs, expected_files):
+            ort_outputs = None
+            if expect_ort:
+                try:
+                    ort_outputs = onnxruntime_outputs(model_path, input_names, inputs)
+                except Exception as e:
+                    return Result(name, "failed", f"onnxruntime cannot run the model: {e}")
+            for k, ((out_name, declared), expected_file) in enumerate(zip(outputs, expected_files)):
                 tensor = onnx.TensorProto()
                 try:
                     with open(expected_file, "rb") as fh:
@@ -564,6 +655,8 @@ def run_numeric_test(test_dir, kilnc, kiln, timeout):
                     want = numpy_helper.to_array(tensor)
                 except Exception as e:  # sequences / optionals are not TensorProtos
                     return Result(name, "failed", f"cannot read {expected_file}: {e}")
+                if ort_outputs is not None:
+                    want = np.asarray(ort_outputs[k])
                 got_path = os.path.join(out_dir, safe_name(out_name) + ".npy")
                 if not os.path.exists(got_path):
                     problems.append(f"'{out_name}': no output file {os.path.basename(got_path)}")
@@ -594,8 +687,10 @@ def run_numeric_test(test_dir, kilnc, kiln, timeout):
 
 
 def read_name_list(path):
+    """Names, one a line; `#` starts a comment (a whole line or a line's tail)."""
     with open(path) as f:
-        return [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+        names = (line.split("#", 1)[0].strip() for line in f)
+        return [n for n in names if n]
 
 
 def write_report(path, results):
@@ -607,6 +702,13 @@ def write_report(path, results):
 
 
 def print_summary(results, max_failures):
+    folders = sorted({r.folder for r in results})
+    if len(folders) > 1:
+        print("\nPer folder:")
+        for folder in folders:
+            c = collections.Counter(r.status for r in results if r.folder == folder)
+            print(f"  {os.path.basename(folder):20s} {sum(c.values()):5d} tests: "
+                  f"{c['passed']} passed, {c['unsupported']} unsupported, {c['failed']} failed")
     counts = collections.Counter(r.status for r in results)
     crashes = [r for r in results if r.crash]
     print(f"\n{len(results)} tests: {counts['passed']} passed, "
@@ -656,6 +758,9 @@ def main():
                         help="only import with kilnc and check the output types (no kiln run)")
     parser.add_argument("--expect-pass", metavar="FILE",
                         help="tests (one name a line) that must pass; exit 1 otherwise")
+    parser.add_argument("--expect-ort", metavar="FILE",
+                        help="tests (one name a line) whose expected outputs come from "
+                             "onnxruntime instead of the shipped output_*.pb")
     parser.add_argument("--write-pass-list", metavar="FILE",
                         help="write the sorted names of the passing tests to FILE")
     parser.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
@@ -677,15 +782,23 @@ def main():
         kiln = os.path.abspath(args.kiln)
         if not os.access(kiln, os.X_OK):
             raise SystemExit(f"run_conformance: kiln '{args.kiln}' is not an executable file")
-        run_one = lambda t: run_numeric_test(t, kilnc, kiln, args.timeout)
-    tests = find_tests(args.dirs)
-    if args.filter:
-        pattern = re.compile(args.filter)
-        tests = [t for t in tests if pattern.search(os.path.basename(t))]
+        expect_ort = set(read_name_list(args.expect_ort)) if args.expect_ort else set()
+        run_one = lambda t: run_numeric_test(t, kilnc, kiln, args.timeout,
+                                             os.path.basename(t) in expect_ort)
+    with tempfile.TemporaryDirectory(prefix="kiln-conf-stage-") as stage_root:
+        tests = find_tests(args.dirs, stage_root)
+        if args.filter:
+            pattern = re.compile(args.filter)
+            tests = [t for t in tests if pattern.search(os.path.basename(t[1]))]
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(run_one, tests))
-    results.sort(key=lambda r: r.name)
+        def run_in_folder(folder_and_test):
+            result = run_one(folder_and_test[1])
+            result.folder = folder_and_test[0]
+            return result
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            results = list(pool.map(run_in_folder, tests))
+    results.sort(key=lambda r: (r.folder, r.name))
 
     print_summary(results, args.max_failures)
     if args.report:
