@@ -3,6 +3,8 @@
 #include "compiler/onnx/NodeContext.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -79,6 +81,55 @@ NodeContext::getFloats(llvm::StringRef name) const {
   return llvm::SmallVector<float>(a->floats().begin(), a->floats().end());
 }
 
+namespace {
+
+/// The ONNX node an op was built for (its NameLoc), or "?".
+std::string nodeNameOf(Operation *op) {
+  if (auto name = llvm::dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return "?";
+}
+
+/// Why `value` did not fold to a constant at import: the first graph input
+/// or the first node with only constant operands (one Kiln cannot evaluate
+/// at compile time) that it depends on, searched depth first.
+std::string whyNotConstant(Value value) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallVector<Value> work{value};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      std::string name = "#" + std::to_string(arg.getArgNumber());
+      if (auto function = llvm::dyn_cast_or_null<FunctionOpInterface>(
+              arg.getOwner()->getParentOp()))
+        if (auto attr = function.getArgAttrOfType<StringAttr>(
+                arg.getArgNumber(), "kiln.name"))
+          name = attr.getValue().str();
+      return "it depends on graph input '" + name +
+             "', whose value is known only at run time";
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    bool allConstant = true;
+    for (Value operand : llvm::reverse(op->getOperands()))
+      if (!matchPattern(operand, m_Constant())) {
+        allConstant = false;
+        work.push_back(operand);
+      }
+    if (allConstant)
+      return "it depends on node '" + nodeNameOf(op) + "' (" +
+             op->getName().getStringRef().str() +
+             "), which Kiln cannot evaluate at compile time (no constant "
+             "folder, or a result over " +
+             std::to_string(kMaxFoldElements) + " elements)";
+  }
+  return "it is not computable from the model's constants and static "
+         "shapes";
+}
+
+} // namespace
+
 FailureOr<ConstantTensor> NodeContext::constantInput(unsigned i,
                                                     llvm::StringRef what) {
   Value value = input(i);
@@ -86,14 +137,24 @@ FailureOr<ConstantTensor> NodeContext::constantInput(unsigned i,
   std::optional<ConstantTensor> constant;
   if (value && matchPattern(value, m_Constant(&attr)))
     constant = readConstant(attr);
-  if (!constant)
-    return error() << what << " (input #" << i << " '"
-                   << (i < numInputs() ? node.input(i) : "")
-                   << "') must be a constant (or fold to one at import, "
-                      "with at most "
-                   << kMaxFoldElements
-                   << " elements); Kiln does not handle a computed " << what
-                   << " yet";
+  if (!constant) {
+    InFlightDiagnostic diag = error();
+    diag << what << " (input #" << i << " '"
+         << (i < numInputs() ? node.input(i) : "")
+         << "') must be a constant or computable at compile time from the "
+            "model's constants and static input shapes; ";
+    if (!value)
+      diag << "it is absent";
+    else if (attr)
+      diag << "it is a constant of "
+           << llvm::cast<ShapedType>(value.getType()).getNumElements()
+           << " elements, more than the " << kMaxFoldElements
+           << " Kiln reads at import";
+    else
+      diag << whyNotConstant(value);
+    diag << ". Kiln does not handle a computed " << what << " yet";
+    return diag;
+  }
   return std::move(*constant);
 }
 

@@ -892,6 +892,7 @@ def Kiln_GatherElementsOp : Kiln_Op<"gather_elements",
   let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs Kiln_Tensor:$output);
+  let hasFolder = 1;
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices)";
 }
 
@@ -915,6 +916,7 @@ def Kiln_GatherNdOp : Kiln_Op<"gather_nd", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$batch_dims);
   let results = (outs Kiln_Tensor:$output);
+  let hasFolder = 1;
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices)";
 }
 
@@ -938,6 +940,7 @@ def Kiln_ScatterNdOp : Kiln_Op<"scatter_nd", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Kiln_ScatterReduction:$reduction, Kiln_Tensor:$data,
                        Kiln_IndexTensor:$indices, Kiln_Tensor:$updates);
   let results = (outs Kiln_Tensor:$output);
+  let hasFolder = 1;
   let assemblyFormat = [{
     $reduction $data `,` $indices `,` $updates attr-dict `:`
     type($data) `,` type($indices) `,` type($updates)
@@ -965,6 +968,7 @@ def Kiln_ScatterElementsOp : Kiln_Op<"scatter_elements",
                        Kiln_IndexTensor:$indices, Kiln_Tensor:$updates,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs Kiln_Tensor:$output);
+  let hasFolder = 1;
   let assemblyFormat = [{
     $reduction $data `,` $indices `,` $updates attr-dict `:`
     type($data) `,` type($indices) `,` type($updates)

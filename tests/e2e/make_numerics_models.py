@@ -34,6 +34,8 @@ class Spec:
         self.build = build
         self.k = k
         self.scalar = scalar
+        # f64 models are checked at a tolerance f32 arithmetic cannot meet.
+        self.f64 = name.endswith("_f64")
 
 
 def _rng(name):
@@ -173,6 +175,25 @@ def concat(piece_shapes, axis, const_piece=None):
     return build
 
 
+def as_f64(build):
+    """The f32 model `build` makes, with every float tensor (inputs, outputs,
+    weights) in f64: Kiln must compute it in f64 (the CPU register-tile
+    kernels are f32-only, so contractions take the loop-order strategy)."""
+    def build_f64(name):
+        model = build(name)
+        graph = model.graph
+        for value in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if value.type.tensor_type.elem_type == FLOAT:
+                value.type.tensor_type.elem_type = TensorProto.DOUBLE
+        for i, init in enumerate(graph.initializer):
+            if init.data_type == FLOAT:
+                array = numpy_helper.to_array(init).astype(np.float64)
+                graph.initializer[i].CopyFrom(numpy_helper.from_array(array, init.name))
+        onnx.checker.check_model(model, full_check=True)
+        return model
+    return build_f64
+
+
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
                (3, 1, 5), (130, 17, 250)]
 # The scalar strategy is slow: run it on the small MatMuls only.
@@ -239,6 +260,16 @@ def _specs():
         Spec("matmul_softmax_21x40x67", matmul_epilogue(21, 40, 67, "softmax"), 40, scalar=True),
         Spec("matmul_bias_layernorm_21x40x67", matmul_epilogue(21, 40, 67, "layernorm"), 40,
              scalar=True),
+        # f64 end to end (DOUBLE inputs, weights and outputs).
+        Spec("matmul_65x33x129_constB_f64", as_f64(matmul(65, 33, 129, True)), 33),
+        Spec("bmm_2x3x7x19x33_inputB_f64",
+             as_f64(batched_matmul((2, 3, 7, 19), (2, 3, 19, 33), (2, 3, 7, 33), False)), 19),
+        Spec("gemm_transB_bias_23x31x45_f64", as_f64(gemm(23, 31, 45, 1, 0.7, 1.3, (45,))), 31),
+        Spec("matmul_softmax_21x40x67_f64", as_f64(matmul_epilogue(21, 40, 67, "softmax")), 40),
+        Spec("matmul_bias_layernorm_21x40x67_f64",
+             as_f64(matmul_epilogue(21, 40, 67, "layernorm")), 40),
+        # (onnxruntime has no f64 Conv or Erf kernel to compare with.)
+        Spec("matmul_bias_relu_19x47x33_f64", as_f64(matmul_epilogue(19, 47, 33, "relu")), 47),
     ]
     return specs
 
@@ -252,7 +283,8 @@ def random_inputs(model, name):
     inputs = {}
     for value in model.graph.input:
         dims = [d.dim_value for d in value.type.tensor_type.shape.dim]
-        inputs[value.name] = rng.uniform(-1.0, 1.0, size=dims).astype(np.float32)
+        dtype = np.float64 if value.type.tensor_type.elem_type == TensorProto.DOUBLE else np.float32
+        inputs[value.name] = rng.uniform(-1.0, 1.0, size=dims).astype(dtype)
     return inputs
 
 

@@ -15,7 +15,9 @@ script compiles the model with kilnc under each configuration
 runs it with `kiln run` on seeded uniform(-1, 1) inputs and compares every
 output with onnxruntime's (CPU provider) on the same inputs. An element fails
 when |kiln - ort| > atol + rtol * |ort|, with atol = 1e-4 * sqrt(K) + 1e-5
-(K: the model's contraction depth) and rtol = 1e-3. A case fails when kilnc
+(K: the model's contraction depth) and rtol = 1e-3; for the f64 models
+(names ending in _f64) atol = 1e-12 * sqrt(K) + 1e-13 and rtol = 1e-10, which
+only f64 arithmetic meets. A case fails when kilnc
 or kiln fails, an output is missing or has another shape, or any element
 fails.
 
@@ -50,6 +52,15 @@ RTOL = 1e-3
 
 def atol_for(k):
     return 1e-4 * math.sqrt(k) + 1e-5
+
+
+# f64 models (make_numerics_models: names ending in _f64) must be computed in
+# f64: a 1e-12 bound is some 10^5 times tighter than f32 arithmetic allows.
+def f64_atol_for(k):
+    return 1e-12 * math.sqrt(k) + 1e-13
+
+
+F64_RTOL = 1e-10
 
 
 def host_has_avx512f():
@@ -102,7 +113,8 @@ def run_case(case, kilnc, kiln, reference, workdir, threads, timeout):
         case.detail = tail(e.detail)
         return case
 
-    atol = atol_for(case.spec.k)
+    atol = f64_atol_for(case.spec.k) if case.spec.f64 else atol_for(case.spec.k)
+    rtol = F64_RTOL if case.spec.f64 else RTOL
     worst_abs = worst_rel = 0.0
     problems = []
     for name, want in expected:
@@ -121,7 +133,7 @@ def run_case(case, kilnc, kiln, reference, workdir, threads, timeout):
         rel = diff / (np.abs(w) + 1e-6)
         worst_abs = max(worst_abs, float(diff.max()) if diff.size else 0.0)
         worst_rel = max(worst_rel, float(rel.max()) if rel.size else 0.0)
-        bad = ~(diff <= atol + RTOL * np.abs(w))
+        bad = ~(diff <= atol + rtol * np.abs(w))
         nbad = int(bad.sum())
         if nbad:
             idx = np.unravel_index(int(np.argmax(np.where(bad, diff, -1.0))), diff.shape)
@@ -130,7 +142,7 @@ def run_case(case, kilnc, kiln, reference, workdir, threads, timeout):
                 f"{tuple(int(i) for i in idx)}: kiln {g[idx]:.7g}, onnxruntime {w[idx]:.7g}")
     errs = f"max abs err {worst_abs:.3g}, max rel err {worst_rel:.3g}"
     if problems:
-        case.line = f"FAIL {case.label}: {errs} (atol {atol:.2g}, rtol {RTOL:g})"
+        case.line = f"FAIL {case.label}: {errs} (atol {atol:.2g}, rtol {rtol:g})"
         case.detail = "\n".join("    " + p for p in problems)
     else:
         case.ok = True
