@@ -171,10 +171,10 @@ def bad_models():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
                                             helper.make_opsetid("com.example", 1)])
     save(m, "unknown_ops.onnx", check=False)
-    # A DOUBLE input.
+    # A UINT16 input (a dtype Kiln does not handle).
     n = [helper.make_node("Relu", ["x"], ["y"], name="r")]
-    save(model(n, [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])]),
-         "double_input.onnx")
+    save(model(n, [vi("x", TensorProto.UINT16, [2])], [vi("y", TensorProto.UINT16, [2])]),
+         "uint16_input.onnx", check=False)
     # Opset 5.
     save(model([helper.make_node("Relu", ["x"], ["y"], name="r")], [vi("x", F, [2])],
                [vi("y", F, [2])], opset=5, ir=3), "opset5.onnx", check=False)
@@ -618,6 +618,77 @@ def normalization_extras():
                opset=17), "layer_norm_stats.onnx", check=False)
 
 
+def frontend_breadth():
+    D = TensorProto.DOUBLE
+    B = TensorProto.BOOL
+    # IsNaN and IsInf (both signs, one sign each, neither).
+    n = [helper.make_node("IsNaN", ["x"], ["nan"], name="isnan"),
+         helper.make_node("IsInf", ["x"], ["inf"], name="isinf"),
+         helper.make_node("IsInf", ["x"], ["pos"], name="ispos", detect_negative=0),
+         helper.make_node("IsInf", ["x"], ["neg"], name="isneg", detect_positive=0),
+         helper.make_node("IsInf", ["x"], ["none"], name="isnone", detect_positive=0,
+                          detect_negative=0)]
+    save(model(n, [vi("x", F, [6])], [vi(k, B, [6]) for k in ["nan", "inf", "pos", "neg", "none"]],
+               opset=20), "isnan_isinf.onnx")
+    # f64 end to end: input, weights, MatMul, Add, ReduceSum.
+    n = [helper.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+         helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+         helper.make_node("ReduceSum", ["a", "axes"], ["y"], name="sum", keepdims=0)]
+    save(model(n, [vi("x", D, [2, 3])], [vi("y", D, [2])],
+               [const("w", np.arange(12, dtype=np.float64).reshape(3, 4) / 3.0),
+                const("b", np.array([0.1, 0.2, 0.3, 0.4])), const("axes", np.array([1]))],
+               opset=17), "f64_ops.onnx")
+    # PRelu: opset 6 takes a [C] slope per channel (axis 1); opset 9 broadcasts
+    # it one way, NumPy style, and refuses a slope that would grow the input.
+    n = [helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu")]
+    save(model(n, [vi("x", F, [2, 3, 4, 5])], [vi("y", F, [2, 3, 4, 5])],
+               [const("slope", np.array([0.1, 0.2, 0.3], np.float32))], opset=6, ir=3),
+         "prelu_opset6.onnx", check=False)
+    save(model(n, [vi("x", F, [2, 3])], [vi("y", F, None)],
+               [const("slope", np.ones((4, 3), np.float32))], opset=9),
+         "prelu_bad_slope.onnx", check=False)
+    # Shape operands computable at compile time: torch's `shape[2] = -1`
+    # exports as ScatterND on the Shape; the Reshape folds.
+    n = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+         helper.make_node("ScatterND", ["s", "idx", "upd"], ["s2"], name="patch"),
+         helper.make_node("Gather", ["s2", "i0"], ["d0"], name="d0"),
+         helper.make_node("Cast", ["d0"], ["d0f"], name="cast_f", to=F),
+         helper.make_node("Mul", ["d0f", "three"], ["d0x3"], name="times3"),
+         helper.make_node("Cast", ["d0x3"], ["n"], name="cast_i", to=I64),
+         helper.make_node("Reshape", ["n", "one"], ["n1"], name="n1"),
+         helper.make_node("Concat", ["n1", "minus1"], ["s3"], name="cat", axis=0),
+         helper.make_node("Reshape", ["x", "s2"], ["y0"], name="reshape_y0"),
+         helper.make_node("Reshape", ["y0", "s3"], ["y"], name="reshape_y")]
+    save(model(n, [vi("x", F, [6, 2, 2])], [vi("y", F, None)],
+               [const("idx", np.array([[2]])), const("upd", np.array([-1])),
+                const("i0", np.array(0)), const("three", np.array(0.5, np.float32)),
+                const("one", np.array([1])), const("minus1", np.array([-1]))]),
+         "computed_shape.onnx", check=False)
+    # Not computable: the shape depends on a graph input's value, or on a
+    # node Kiln cannot evaluate at compile time (TopK).
+    n = [helper.make_node("Add", ["s", "zero"], ["s2"], name="shift"),
+         helper.make_node("Expand", ["x", "s2"], ["y"], name="expand_y")]
+    save(model(n, [vi("x", F, [1, 3]), vi("s", I64, [2])], [vi("y", F, None)],
+               [const("zero", np.array([0, 0]))]), "shape_from_input.onnx", check=False)
+    n = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+         helper.make_node("TopK", ["s", "k"], ["top", "where"], name="topk_shape"),
+         helper.make_node("Reshape", ["x", "top"], ["y"], name="reshape_y")]
+    save(model(n, [vi("x", F, [2, 3])], [vi("y", F, None)], [const("k", np.array([2]))]),
+         "shape_from_topk.onnx", check=False)
+    # Out of scope: training losses, sequences, strings, optionals.
+    S = TensorProto.STRING
+    n = [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "labels"], ["loss"], name="sce"),
+         helper.make_node("NegativeLogLikelihoodLoss", ["x", "labels"], ["nll"], name="nll"),
+         helper.make_node("SequenceConstruct", ["x", "x"], ["seq"], name="seq"),
+         helper.make_node("SequenceAt", ["seq", "zero"], ["x0"], name="seq_at"),
+         helper.make_node("StringNormalizer", ["words"], ["norm"], name="strnorm",
+                          case_change_action="LOWER"),
+         helper.make_node("Optional", ["x"], ["opt"], name="optional")]
+    save(model(n, [vi("x", F, [2, 3]), vi("labels", I64, [2]), vi("words", S, [2])],
+               [vi("loss", F, None), vi("nll", F, None), vi("x0", F, None), vi("norm", S, None)],
+               [const("zero", np.array(0))], opset=18), "out_of_scope_ops.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -640,6 +711,7 @@ def main():
     edge_semantics()
     contradictions()
     normalization_extras()
+    frontend_breadth()
 
 
 if __name__ == "__main__":

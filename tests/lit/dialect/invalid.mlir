@@ -33,8 +33,8 @@ func.func @constant_dynamic_shape() {
 // -----
 
 func.func @constant_element_type() {
-  // expected-error @+1 {{'kiln.constant' op result #0 must be ranked tensor of Kiln element type (f32, f16, bf16, i8, i32, i64, i1) values, but got 'tensor<2xf64>'}}
-  %0 = kiln.constant dense<1.0> : tensor<2xf64>
+  // expected-error @+1 {{'kiln.constant' op result #0 must be ranked tensor of Kiln element type (f32, f16, bf16, f64, i8, i32, i64, i1) values, but got 'tensor<2xi16>'}}
+  %0 = kiln.constant dense<1> : tensor<2xi16>
   return
 }
 
@@ -70,7 +70,7 @@ func.func @custom_call_empty_target(%x: tensor<4xf32>) {
 // -----
 
 func.func @sigmoid_on_integers(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'kiln.sigmoid' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16) values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'kiln.sigmoid' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16, f64) values, but got 'tensor<4xi32>'}}
   %0 = kiln.sigmoid %x : tensor<4xi32>
   return
 }
@@ -86,16 +86,16 @@ func.func @not_on_floats(%x: tensor<4xf32>) {
 // -----
 
 func.func @relu_on_bool(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'kiln.relu' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, i8, i32, i64) values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'kiln.relu' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, f64, i8, i32, i64) values, but got 'tensor<4xi1>'}}
   %0 = kiln.relu %x : tensor<4xi1>
   return
 }
 
 // -----
 
-func.func @exp_on_f64(%x: tensor<4xf64>) {
-  // expected-error @+1 {{'kiln.exp' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16) values, but got 'tensor<4xf64>'}}
-  %0 = kiln.exp %x : tensor<4xf64>
+func.func @exp_on_f8(%x: tensor<4xf8E5M2>) {
+  // expected-error @+1 {{'kiln.exp' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16, f64) values, but got 'tensor<4xf8E5M2>'}}
+  %0 = kiln.exp %x : tensor<4xf8E5M2>
   return
 }
 
@@ -110,7 +110,7 @@ func.func @unary_result_type(%x: tensor<4xf32>) {
 // -----
 
 func.func @gelu_on_integers(%x: tensor<4xi8>) {
-  // expected-error @+1 {{'kiln.gelu' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16) values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{'kiln.gelu' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16, f64) values, but got 'tensor<4xi8>'}}
   %0 = kiln.gelu %x : tensor<4xi8>
   return
 }
@@ -134,7 +134,7 @@ func.func @clip_min_greater_than_max(%x: tensor<4xf32>) {
 // -----
 
 func.func @clip_on_bool(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'kiln.clip' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, i8, i32, i64) values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'kiln.clip' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, f64, i8, i32, i64) values, but got 'tensor<4xi1>'}}
   %0 = kiln.clip %x {min = 0.0} : tensor<4xi1>
   return
 }
@@ -142,15 +142,15 @@ func.func @clip_on_bool(%x: tensor<4xi1>) {
 // -----
 
 func.func @cast_to_unsupported_type(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'kiln.cast' op attribute 'to' failed to satisfy constraint: type attribute of Kiln element type (f32, f16, bf16, i8, i32, i64, i1)}}
-  %0 = kiln.cast %x to f64 : tensor<4xf32>
+  // expected-error @+1 {{'kiln.cast' op attribute 'to' failed to satisfy constraint: type attribute of Kiln element type (f32, f16, bf16, f64, i8, i32, i64, i1)}}
+  %0 = kiln.cast %x to i16 : tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @cast_to_non_element_type(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'kiln.cast' op attribute 'to' failed to satisfy constraint: type attribute of Kiln element type (f32, f16, bf16, i8, i32, i64, i1)}}
+  // expected-error @+1 {{'kiln.cast' op attribute 'to' failed to satisfy constraint: type attribute of Kiln element type (f32, f16, bf16, f64, i8, i32, i64, i1)}}
   %0 = kiln.cast %x to memref<2xf32> : tensor<4xf32>
   return
 }
@@ -198,7 +198,7 @@ func.func @sub_element_type_mismatch(%x: tensor<4xf32>, %y: tensor<4xf16>) {
 // -----
 
 func.func @div_on_bool(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'kiln.div' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, i8, i32, i64) values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'kiln.div' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, f64, i8, i32, i64) values, but got 'tensor<4xi1>'}}
   %0 = kiln.div %x, %x : tensor<4xi1>, tensor<4xi1>
   return
 }
@@ -340,7 +340,7 @@ func.func @matmul_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x4xbf16
 // -----
 
 func.func @matmul_on_bool(%a: tensor<2x2xi1>) {
-  // expected-error @+1 {{'kiln.matmul' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, i8, i32, i64) values, but got 'tensor<2x2xi1>'}}
+  // expected-error @+1 {{'kiln.matmul' op operand #0 must be ranked tensor of numeric (f32, f16, bf16, f64, i8, i32, i64) values, but got 'tensor<2x2xi1>'}}
   %0 = kiln.matmul %a, %a : tensor<2x2xi1>, tensor<2x2xi1>
   return
 }
@@ -520,7 +520,7 @@ func.func @conv_filter_element_type(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3x
 // -----
 
 func.func @conv_on_integers(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>) {
-  // expected-error @+1 {{'kiln.conv' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16) values, but got 'tensor<1x3x8x8xi8>'}}
+  // expected-error @+1 {{'kiln.conv' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16, f64) values, but got 'tensor<1x3x8x8xi8>'}}
   %0 = kiln.conv %x, %w : tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>
   return
 }
@@ -613,7 +613,7 @@ func.func @pool_ceil_mode_wrong_kind(%x: tensor<1x3x8xf32>) {
 // -----
 
 func.func @pool_on_integers(%x: tensor<1x3x8xi32>) {
-  // expected-error @+1 {{'kiln.max_pool' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16) values, but got 'tensor<1x3x8xi32>'}}
+  // expected-error @+1 {{'kiln.max_pool' op operand #0 must be ranked tensor of floating-point (f32, f16, bf16, f64) values, but got 'tensor<1x3x8xi32>'}}
   %0 = kiln.max_pool %x {kernel_shape = array<i64: 2>} : tensor<1x3x8xi32>
   return
 }
