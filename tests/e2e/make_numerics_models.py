@@ -6,7 +6,10 @@ Each model exercises one contraction (MatMul, batched / broadcast MatMul,
 Gemm, Conv) or one contraction plus the elementwise / reduction ops that get
 fused after it, on shapes that do not divide the register and workgroup
 tiles: 1-sized dims, K = 1, odd M/N/K, K past 4096, odd spatial sizes,
-depthwise and grouped convolutions, batch 2.
+depthwise and grouped convolutions, batch 2. Models named *_f64 are the same
+in f64 (checked at a tolerance only f64 arithmetic meets), and
+folded_gather_scatter checks the import-time folders of the gathers and
+scatters.
 
 Weights and inputs are seeded (numpy default_rng), so the models and the
 inputs are the same on every run. Nothing here is committed as .onnx: the
@@ -194,6 +197,39 @@ def as_f64(build):
     return build_f64
 
 
+def folded_indexing(name):
+    """Gathers and scatters whose operands are all constants: kilnc folds
+    them at import (as it does for the shape sub-graphs exporters write), so
+    this checks the folders against onnxruntime. Each result is added to a
+    graph input so that the model computes something at run time."""
+    c = np.arange(12, dtype=np.float32).reshape(3, 4) * 0.25 - 1.0
+    inits = [numpy_helper.from_array(c, "C"),
+             numpy_helper.from_array(np.array([[3, 0], [-1, 2], [1, 1]], np.int64), "ei"),
+             numpy_helper.from_array(np.array([[0, 1], [2, -1], [-3, 0]], np.int64), "ni"),
+             numpy_helper.from_array(np.array([[1], [-1]], np.int64), "si"),
+             numpy_helper.from_array(np.array([[5, 6, 7, 8], [-1, -2, -3, -4]], np.float32), "su"),
+             numpy_helper.from_array(np.array([[9, -9], [0.5, 4], [-7, 2]], np.float32), "eu"),
+             numpy_helper.from_array(np.array([[0], [2]], np.int64), "bi")]
+    nodes = [
+        helper.make_node("GatherElements", ["C", "ei"], ["ge"], axis=1),
+        helper.make_node("GatherND", ["C", "ni"], ["gn"]),
+        helper.make_node("GatherND", ["C", "bi"], ["gb"], batch_dims=0),
+        helper.make_node("ScatterND", ["C", "si", "su"], ["sn"], reduction="add"),
+        helper.make_node("ScatterElements", ["C", "ei", "eu"], ["se"], axis=1, reduction="max"),
+        helper.make_node("ScatterND", ["C", "bi", "su"], ["sp"]),
+        helper.make_node("Add", ["X32", "ge"], ["Y_ge"]),
+        helper.make_node("Add", ["X3", "gn"], ["Y_gn"]),
+        helper.make_node("Add", ["X24", "gb"], ["Y_gb"]),
+        helper.make_node("Add", ["X34", "sn"], ["Y_sn"]),
+        helper.make_node("Add", ["X34", "se"], ["Y_se"]),
+        helper.make_node("Add", ["X34", "sp"], ["Y_sp"]),
+    ]
+    inputs = [_vi("X32", (3, 2)), _vi("X3", (3,)), _vi("X24", (2, 4)), _vi("X34", (3, 4))]
+    outputs = [_vi("Y_ge", (3, 2)), _vi("Y_gn", (3,)), _vi("Y_gb", (2, 4)),
+               _vi("Y_sn", (3, 4)), _vi("Y_se", (3, 4)), _vi("Y_sp", (3, 4))]
+    return _model(name, nodes, inputs, outputs, inits)
+
+
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
                (3, 1, 5), (130, 17, 250)]
 # The scalar strategy is slow: run it on the small MatMuls only.
@@ -260,6 +296,7 @@ def _specs():
         Spec("matmul_softmax_21x40x67", matmul_epilogue(21, 40, 67, "softmax"), 40, scalar=True),
         Spec("matmul_bias_layernorm_21x40x67", matmul_epilogue(21, 40, 67, "layernorm"), 40,
              scalar=True),
+        Spec("folded_gather_scatter", folded_indexing, 1),
         # f64 end to end (DOUBLE inputs, weights and outputs).
         Spec("matmul_65x33x129_constB_f64", as_f64(matmul(65, 33, 129, True)), 33),
         Spec("bmm_2x3x7x19x33_inputB_f64",
