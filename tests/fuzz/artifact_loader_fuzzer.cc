@@ -1,11 +1,12 @@
 // artifact_loader_fuzzer.cc - libFuzzer target for the .kiln loader:
-// DescribeModelFile (verify only) and LoadModel (verify, load the code, and
-// create a Session, which resolves every plan binding).
+// DescribeModelFile (verify only) and LoadModel (verify, load the code),
+// then Session::Create (resolves every plan binding).
 //
 // Random bytes almost never get past the header checksum, so the custom
 // mutator below mutates a valid artifact's FlatBuffer metadata (now and then
 // the header and constants as well) and then recomputes the checksum with
-// the runtime's own function. It leaves the embedded ELF objects alone:
+// the runtime's own function. It leaves the embedded ELF objects and their
+// length prefixes alone:
 // the loader hands those to dlopen, and the glibc loader is not built to
 // survive a corrupt ELF (the trust model: an artifact is native code; the
 // checksum catches corruption, the ELF inspection catches bad structure).
@@ -34,18 +35,24 @@ struct Range {
   size_t begin, end;
 };
 
-// The embedded objects: a FlatBuffer [ubyte] vector is a u32 length followed
-// by the bytes, so an "\x7fELF" whose preceding length fits in the
-// FlatBuffer marks one. Found by scanning rather than by reading the
-// FlatBuffer, which the mutations may have broken.
+// The embedded objects, each with the u32 length in front of it (a
+// FlatBuffer [ubyte] vector). Found by scanning for "\x7fELF" rather than
+// by reading the FlatBuffer, which earlier mutations may have broken; an
+// object's extent comes from its own header (the section headers end it),
+// so a mutated length prefix cannot unprotect it. When that extent does not
+// fit, everything to the end of the FlatBuffer is protected.
 std::vector<Range> FindElfBlobs(const uint8_t* data, Range fb) {
   std::vector<Range> blobs;
-  for (size_t i = fb.begin + 4; i + 4 <= fb.end; ++i) {
+  for (size_t i = fb.begin + 4; i + 64 <= fb.end; ++i) {
     if (std::memcmp(data + i, "\x7f" "ELF", 4) != 0) continue;
-    uint64_t length = format::LoadU32(data + i - 4);
-    if (length < 64 || length > fb.end - i) continue;
-    blobs.push_back({i, i + length});
-    i += length - 1;
+    uint64_t section_headers = format::LoadU64(data + i + 0x28);
+    uint16_t entry_size, count;
+    std::memcpy(&entry_size, data + i + 0x3A, 2);
+    std::memcpy(&count, data + i + 0x3C, 2);
+    uint64_t end = section_headers + uint64_t{entry_size} * count;
+    if (end < 64 || end > fb.end - i) end = fb.end - i;
+    blobs.push_back({i - 4, i + end});
+    i += end - 1;
   }
   return blobs;
 }
@@ -53,10 +60,10 @@ std::vector<Range> FindElfBlobs(const uint8_t* data, Range fb) {
 // The FlatBuffer range minus the ELF blobs.
 std::vector<Range> MutableMetadata(const uint8_t* data, size_t size) {
   format::Header h = format::DecodeHeader(data);
-  Range fb{h.flatbuffer_offset, h.flatbuffer_offset + h.flatbuffer_size};
-  if (fb.begin < format::kHeaderSize || fb.begin >= size || h.flatbuffer_size > size ||
-      fb.end > size || fb.end <= fb.begin)
+  if (h.flatbuffer_offset < format::kHeaderSize || h.flatbuffer_offset >= size ||
+      h.flatbuffer_size == 0 || h.flatbuffer_size > size - h.flatbuffer_offset)
     return {};
+  Range fb{h.flatbuffer_offset, h.flatbuffer_offset + h.flatbuffer_size};
   std::vector<Range> segments;
   size_t at = fb.begin;
   for (const Range& blob : FindElfBlobs(data, fb)) {
@@ -112,9 +119,25 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::vector<Range> segments;
   if (artifact) segments = MutableMetadata(data, size);
   bool size_was_right = artifact && format::LoadU64(data + 56) == size;
+  if (!artifact) return LLVMFuzzerMutate(data, size, max_size);
   if (segments.empty() || rng() % 8 == 0) {
-    // Anything, header and constants included; the size may change.
-    size = LLVMFuzzerMutate(data, size, max_size);
+    // Any byte, header and constants included, except the magic and the
+    // objects' (put back afterwards). The size stays: truncation and extension are the
+    // header's file size check, reached by mutating that field.
+    std::vector<Range> blobs;
+    std::vector<uint8_t> saved;
+    format::Header h = format::DecodeHeader(data);
+    if (h.flatbuffer_offset < size && h.flatbuffer_size <= size - h.flatbuffer_offset) {
+      blobs = FindElfBlobs(data, {h.flatbuffer_offset, h.flatbuffer_offset + h.flatbuffer_size});
+      for (const Range& b : blobs) saved.insert(saved.end(), data + b.begin, data + b.end);
+    }
+    LLVMFuzzerMutate(data, size, size);
+    std::memcpy(data, format::kMagic, 4);  // a bad magic is one trivial case
+    size_t at = 0;
+    for (const Range& b : blobs) {
+      std::memcpy(data + b.begin, saved.data() + at, b.end - b.begin);
+      at += b.end - b.begin;
+    }
   } else {
     // One metadata segment, picked in proportion to its size, in place.
     size_t total = 0;
@@ -145,6 +168,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::shared_ptr<const kiln::Model> model;
   if (!runtime->LoadModel(path, &model).ok()) return 0;
+  // A valid artifact may need an arena of gigabytes; allocating one per
+  // input would only measure the allocator.
+  if (model->description().arena_size > (256u << 20)) return 0;
   std::unique_ptr<kiln::Session> session;
   (void)kiln::Session::Create(model, &session);
   return 0;
