@@ -1,5 +1,6 @@
 #include "runtime/src/loaded_artifact.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "runtime/schema/file_format.h"
@@ -71,6 +72,11 @@ Status DescribeTensor(const fb::TensorDesc* t, const std::string& what, TensorIn
   uint64_t bytes = DTypeSize(out->dtype);
   // Absent means corrupted; a scalar has an empty (present) vector.
   if (t->dims() == nullptr) return DataLoss(what + " '" + out->name + "' has no dims");
+  // The FlatBuffers verifier (2.0) checks a vector's length word for
+  // alignment, not its 8-byte elements; reading misaligned ones is UB
+  // (found by //tests/fuzz:artifact_loader_fuzzer).
+  if (reinterpret_cast<uintptr_t>(t->dims()->data()) % alignof(int64_t) != 0)
+    return DataLoss(what + " '" + out->name + "' has misaligned dims");
   for (int64_t d : *t->dims()) {
     if (d < 0)
       return Status(StatusCode::kUnimplemented,

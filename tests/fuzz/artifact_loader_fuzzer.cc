@@ -1,11 +1,11 @@
 // artifact_loader_fuzzer.cc - libFuzzer target for the .kiln loader:
 // DescribeModelFile (verify only) and LoadModel (verify, load the code),
-// then Session::Create (resolves every plan binding).
+// then Session::Create (resolves every plan binding) and one Run.
 //
 // Random bytes almost never get past the header checksum, so the custom
 // mutator below mutates a valid artifact's FlatBuffer metadata (now and then
 // the header and constants as well) and then recomputes the checksum with
-// the runtime's own function. It leaves the embedded ELF objects and their
+// the runtime's own function (format::UpdateChecksum). It leaves the embedded ELF objects and their
 // length prefixes alone:
 // the loader hands those to dlopen, and the glibc loader is not built to
 // survive a corrupt ELF (the trust model: an artifact is native code; the
@@ -79,8 +79,7 @@ std::vector<Range> MutableMetadata(const uint8_t* data, size_t size) {
 void Reseal(uint8_t* data, size_t size, bool fix_file_size) {
   if (size < format::kHeaderSize || std::memcmp(data, format::kMagic, 4) != 0) return;
   if (fix_file_size) format::StoreU64(data + 56, size);
-  format::StoreU64(data + 48, format::Checksum(data + format::kHeaderSize,
-                                               size - format::kHeaderSize));
+  format::UpdateChecksum(data, size);
 }
 
 std::shared_ptr<kiln::Runtime> MakeRuntime() {
@@ -121,7 +120,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   bool size_was_right = artifact && format::LoadU64(data + 56) == size;
   if (!artifact) return LLVMFuzzerMutate(data, size, max_size);
   if (segments.empty() || rng() % 8 == 0) {
-    // Any byte, header and constants included, except the magic and the
+    // Any byte of the header and the FlatBuffer, except the magic and the
     // objects' (put back afterwards). The size stays: truncation and extension are the
     // header's file size check, reached by mutating that field.
     std::vector<Range> blobs;
@@ -131,7 +130,12 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
       blobs = FindElfBlobs(data, {h.flatbuffer_offset, h.flatbuffer_offset + h.flatbuffer_size});
       for (const Range& b : blobs) saved.insert(saved.end(), data + b.begin, data + b.end);
     }
-    LLVMFuzzerMutate(data, size, size);
+    // Not the constants: their values are the kernels' inputs (an integer
+    // divisor of 0 traps in any runtime), not something the loader checks.
+    size_t limit = size;
+    if (h.flatbuffer_offset < size && h.flatbuffer_size <= size - h.flatbuffer_offset)
+      limit = h.flatbuffer_offset + h.flatbuffer_size;
+    LLVMFuzzerMutate(data, limit, limit);
     std::memcpy(data, format::kMagic, 4);  // a bad magic is one trivial case
     size_t at = 0;
     for (const Range& b : blobs) {
@@ -172,6 +176,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // input would only measure the allocator.
   if (model->description().arena_size > (256u << 20)) return 0;
   std::unique_ptr<kiln::Session> session;
-  (void)kiln::Session::Create(model, &session);
+  if (!kiln::Session::Create(model, &session).ok()) return 0;
+
+  // Run once on inputs of 0x01 bytes when they are small: every plan step
+  // that passed the loader's checks against the kernel table must stay
+  // inside its buffers (what `kiln run` does with such a file).
+  uint64_t input_bytes = 0;
+  for (const kiln::TensorInfo& info : model->inputs()) {
+    if (info.byte_size > (1u << 20)) return 0;
+    input_bytes += info.byte_size;
+  }
+  if (input_bytes > (1u << 20)) return 0;
+  for (const kiln::TensorInfo& info : model->outputs())
+    if (info.byte_size > (1u << 20)) return 0;
+  std::vector<kiln::Tensor> inputs;
+  for (const kiln::TensorInfo& info : model->inputs()) {
+    kiln::Tensor tensor;
+    if (!kiln::Tensor::Allocate(info.dtype, info.dims, &tensor).ok()) return 0;
+    // 0x01 bytes: no integer element is 0 (a zero divisor traps, as it
+    // would in any runtime), and floats are small and finite.
+    std::memset(tensor.data(), 1, tensor.byte_size());
+    inputs.push_back(std::move(tensor));
+  }
+  std::vector<kiln::Tensor> outputs;
+  (void)session->Run(inputs, &outputs);
   return 0;
 }
