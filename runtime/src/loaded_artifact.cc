@@ -74,8 +74,10 @@ Status DescribeTensor(const fb::TensorDesc* t, const std::string& what, TensorIn
   if (t->dims() == nullptr) return DataLoss(what + " '" + out->name + "' has no dims");
   // The FlatBuffers verifier (2.0) checks a vector's length word for
   // alignment, not its 8-byte elements; reading misaligned ones is UB
-  // (found by //tests/fuzz:artifact_loader_fuzzer).
-  if (reinterpret_cast<uintptr_t>(t->dims()->data()) % alignof(int64_t) != 0)
+  // (found by //tests/fuzz:artifact_loader_fuzzer). An empty vector (a
+  // scalar) has no elements and the builder does not align it.
+  if (t->dims()->size() != 0 &&
+      reinterpret_cast<uintptr_t>(t->dims()->data()) % alignof(int64_t) != 0)
     return DataLoss(what + " '" + out->name + "' has misaligned dims");
   for (int64_t d : *t->dims()) {
     if (d < 0)
