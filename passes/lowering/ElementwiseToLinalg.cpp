@@ -76,6 +76,37 @@ void addBinary(RewritePatternSet &patterns) {
   });
 }
 
+// Integer division never traps: x86's idiv raises SIGFPE for a zero
+// divisor and for INT_MIN / -1, and a model's data must not crash the
+// process that runs it. ONNX leaves both undefined; Kiln defines
+// x / 0 = 0 and x % 0 = x (so x == (x / y) * y + x % y still holds), and
+// x / -1 = -x with two's-complement wrap-around (INT_MIN / -1 = INT_MIN),
+// x % -1 = 0. The divisor is made safe before the division, so the
+// guarded lanes never reach it.
+Value guardedIntegerDivision(OpBuilder &b, Location loc, Value x, Value y,
+                             bool remainder) {
+  Type type = y.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  Value minusOne =
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value byMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value unsafe = arith::OrIOp::create(b, loc, byZero, byMinusOne);
+  Value safe = arith::SelectOp::create(b, loc, unsafe, one, y);
+  if (remainder) {
+    // x % 1 is already 0, the answer for y = -1.
+    Value r = arith::RemSIOp::create(b, loc, x, safe);
+    return arith::SelectOp::create(b, loc, byZero, x, r);
+  }
+  Value q = arith::DivSIOp::create(b, loc, x, safe);
+  Value negated = arith::SubIOp::create(b, loc, zero, x);
+  q = arith::SelectOp::create(b, loc, byMinusOne, negated, q);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   Value one = scalarConstant(b, loc, type, 1.0);
@@ -287,8 +318,16 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   addBinary<AddOp, arith::AddFOp, arith::AddIOp>(patterns);
   addBinary<SubOp, arith::SubFOp, arith::SubIOp>(patterns);
   addBinary<MulOp, arith::MulFOp, arith::MulIOp>(patterns);
-  addBinary<DivOp, arith::DivFOp, arith::DivSIOp>(patterns);
-  addBinary<RemOp, arith::RemFOp, arith::RemSIOp>(patterns);
+  add<DivOp>(patterns, [](DivOp, OpBuilder &b, Location loc, ValueRange a) {
+    if (isFloat(a[0].getType()))
+      return arith::DivFOp::create(b, loc, a[0], a[1]).getResult();
+    return guardedIntegerDivision(b, loc, a[0], a[1], /*remainder=*/false);
+  });
+  add<RemOp>(patterns, [](RemOp, OpBuilder &b, Location loc, ValueRange a) {
+    if (isFloat(a[0].getType()))
+      return arith::RemFOp::create(b, loc, a[0], a[1]).getResult();
+    return guardedIntegerDivision(b, loc, a[0], a[1], /*remainder=*/true);
+  });
   addBinary<PowOp, math::PowFOp, math::IPowIOp>(patterns);
   add<MaxOp>(patterns, [](MaxOp, OpBuilder &b, Location loc, ValueRange a) {
     return scalarMax(b, loc, a[0], a[1]);

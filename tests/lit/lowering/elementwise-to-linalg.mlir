@@ -287,13 +287,17 @@ func.func @binary_float(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3x
   return %7 : tensor<2x3xf32>
 }
 
-// Integer division and remainder are signed (truncating, C fmod sign).
+// Integer division and remainder are signed (truncating, C fmod sign), on
+// a divisor made safe first (0 and -1 would trap; integer-division-run.mlir
+// checks the values).
 // CHECK-LABEL: func.func @binary_int
 // CHECK: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.subi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.muli %{{.*}}, %{{.*}} : i32
-// CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
-// CHECK: arith.remsi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %c1_i32, %{{.*}} : i32
+// CHECK: arith.divsi %{{.*}}, %[[SAFE]] : i32
+// CHECK: %[[SAFE2:.*]] = arith.select %{{.*}}, %c1_i32, %{{.*}} : i32
+// CHECK: arith.remsi %{{.*}}, %[[SAFE2]] : i32
 // CHECK: math.ipowi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.maxsi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi %{{.*}}, %{{.*}} : i32
