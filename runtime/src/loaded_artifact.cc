@@ -17,6 +17,16 @@ Status DataLoss(const std::string& message) {
   return Status(StatusCode::kDataLoss, "corrupted artifact: " + message);
 }
 
+// The FlatBuffers verifier (2.0) checks a vector's length word for
+// alignment, not its elements; reading 8-byte scalars or structs at a
+// misaligned address is UB (found by //tests/fuzz:artifact_loader_fuzzer).
+// An empty vector has no elements and the builder does not align it.
+template <typename Vector>
+bool ElementsAligned(const Vector* v, size_t alignment) {
+  return v == nullptr || v->size() == 0 ||
+         reinterpret_cast<uintptr_t>(v->Data()) % alignment == 0;
+}
+
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
 Status CheckHeader(const uint8_t* data, size_t size, format::Header* out) {
@@ -72,12 +82,7 @@ Status DescribeTensor(const fb::TensorDesc* t, const std::string& what, TensorIn
   uint64_t bytes = DTypeSize(out->dtype);
   // Absent means corrupted; a scalar has an empty (present) vector.
   if (t->dims() == nullptr) return DataLoss(what + " '" + out->name + "' has no dims");
-  // The FlatBuffers verifier (2.0) checks a vector's length word for
-  // alignment, not its 8-byte elements; reading misaligned ones is UB
-  // (found by //tests/fuzz:artifact_loader_fuzzer). An empty vector (a
-  // scalar) has no elements and the builder does not align it.
-  if (t->dims()->size() != 0 &&
-      reinterpret_cast<uintptr_t>(t->dims()->data()) % alignof(int64_t) != 0)
+  if (!ElementsAligned(t->dims(), alignof(int64_t)))
     return DataLoss(what + " '" + out->name + "' has misaligned dims");
   for (int64_t d : *t->dims()) {
     if (d < 0)
@@ -116,6 +121,8 @@ Status DescribeKernel(const fb::Kernel* k, const std::string& what, KernelInfo* 
     return DataLoss(where + " takes " + std::to_string(out->binding_count) +
                     " bindings but describes " +
                     std::to_string(k->bindings() ? k->bindings()->size() : 0));
+  if (!ElementsAligned(k->bindings(), alignof(fb::KernelBinding)))
+    return DataLoss(where + " has misaligned binding descriptions");
   for (uint32_t b = 0; b < out->binding_count; ++b) {
     const fb::KernelBinding* binding = k->bindings()->Get(b);
     uint8_t access = static_cast<uint8_t>(binding->access());
@@ -365,6 +372,8 @@ Status LoadedArtifact::CheckSemantics() {
                         " workgroups, but kernel '" + kernel.name + "' was compiled for " +
                         GridName(kernel.workgroups));
       if (ds->bindings() == nullptr) return DataLoss(where + ": dispatch without bindings");
+      if (!ElementsAligned(ds->bindings(), alignof(fb::Binding)))
+        return DataLoss(where + ": misaligned bindings");
       uint32_t bindings = ds->bindings()->size();
       uint32_t pushes = ds->push_constants() ? ds->push_constants()->size() : 0;
       if (bindings != kernel.binding_count || pushes != kernel.push_constant_count)
