@@ -17,6 +17,7 @@
 #include "kiln/runtime.h"
 #include "runtime/schema/file_format.h"
 #include "runtime/schema/kiln_generated.h"
+#include "runtime/testing/test_artifacts.h"
 
 namespace kiln {
 namespace {
@@ -28,21 +29,10 @@ std::string ArtifactPath() {
          "/tests/runtime/tiny_classifier.kiln";
 }
 
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return bytes;
-  uint8_t buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.insert(bytes.end(), buffer, buffer + n);
-  std::fclose(f);
-  return bytes;
-}
-
 class CompiledKernelChecks : public ::testing::Test {
  protected:
   void SetUp() override {
-    bytes_ = ReadAll(ArtifactPath());
+    bytes_ = testing::ReadFileBytes(ArtifactPath());
     ASSERT_GT(bytes_.size(), format::kHeaderSize);
     format::Header h = format::DecodeHeader(bytes_.data());
     const fb::Model* model = fb::GetModel(bytes_.data() + h.flatbuffer_offset);
