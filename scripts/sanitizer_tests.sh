@@ -35,6 +35,8 @@ asan_ubsan_tests=(
   //runtime:guard_exceptions_test
   //tools/kiln:kiln_tool_test
   //tools/kiln:kiln_errors_test
+  //tools/kiln:compare_stats_test
+  //tools/kiln:kiln_compare_test
   //compiler/artifact:artifact_writer_test
   //compiler/onnx:tensor_decoding_test
   //dialects/kiln:kiln_ops_test

@@ -262,7 +262,9 @@ LogicalResult GraphImporter::importNodes() {
 /// Fails, naming the tensor, when the type Kiln inferred for `value`
 /// contradicts what the model declares for it: another dtype, another
 /// rank, or another size of a dim both know. (A dim the model leaves
-/// symbolic, or that Kiln infers as dynamic, contradicts nothing.)
+/// symbolic or negative, as Paddle's exporter writes -1 for "any", or that
+/// Kiln infers as dynamic, contradicts nothing; graph inputs read a
+/// negative dim as dynamic too.)
 LogicalResult GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
                                                Value value,
                                                llvm::StringRef what) {
@@ -285,8 +287,8 @@ LogicalResult GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
       contradicts = true;
     else
       for (auto [dim, size] : llvm::zip(dims, inferred.getShape()))
-        contradicts |= dim.has_dim_value() && !ShapedType::isDynamic(size) &&
-                       dim.dim_value() != size;
+        contradicts |= dim.has_dim_value() && dim.dim_value() >= 0 &&
+                       !ShapedType::isDynamic(size) && dim.dim_value() != size;
   }
   if (!contradicts)
     return success();

@@ -592,6 +592,11 @@ def contradictions():
     n = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")]
     save(model(n, [vi("x", F, [2, 3]), vi("w", F, [4, 5])], [vi("y", F, None)]),
          "matmul_mismatch.onnx", check=False)
+    # Paddle's exporter writes -1 (not a dim_param) for "any size": it
+    # contradicts nothing, on inputs (dynamic) and on outputs.
+    n = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
+    save(model(n, [vi("x", F, [-1, 3])], [vi("y", F, [-1, 3])]), "declared_negative_dims.onnx",
+         check=False)
 
 
 def normalization_extras():

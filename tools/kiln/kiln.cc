@@ -3,6 +3,8 @@
 //   kiln run model.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]
 //   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N] [--profile]
 //   kiln inspect model.kiln
+//   kiln compare reference.kiln candidate.kiln [--inputs DIR] [--samples N] ...
+//     (compare_command.cc)
 //
 // Exit status: 0 on success, 1 when a file or the model fails, 2 on bad usage.
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include <map>
 
 #include "kiln/runtime.h"
+#include "tools/kiln/compare_command.h"
 #include "tools/kiln/tensor_files.h"
 
 namespace kiln::tools {
@@ -28,6 +31,7 @@ const char kUsage[] =
     "  kiln run MODEL.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]\n"
     "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N] [--profile]\n"
     "  kiln inspect MODEL.kiln\n"
+    "%s"
     "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
     "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n"
     "bench --profile then runs the iterations again timing every step, and lists\n"
@@ -38,7 +42,8 @@ const char kUsage[] =
     "artifacts from trusted sources (inspect does not run the code).\n";
 
 int Usage(const std::string& problem) {
-  std::fprintf(stderr, "kiln: %s\n%s", problem.c_str(), kUsage);
+  std::fprintf(stderr, "kiln: %s\n", problem.c_str());
+  std::fprintf(stderr, kUsage, kCompareUsage);
   return kUsageError;
 }
 
@@ -72,7 +77,7 @@ int ParseOptions(const std::string& command, int argc, char** argv, Options* o) 
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
+      std::printf(kUsage, kCompareUsage);
       return 0;
     }
     auto value = [&](std::string* out) {
@@ -382,9 +387,10 @@ int main(int argc, char** argv) {
   if (argc < 2) return Usage("no command given");
   std::string command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
-    std::printf("%s", kUsage);
+    std::printf(kUsage, kCompareUsage);
     return 0;
   }
+  if (command == "compare") return RunCompareCommand(argc, argv);
   if (command != "run" && command != "bench" && command != "inspect")
     return Usage("unknown command '" + command + "'");
   Options options;

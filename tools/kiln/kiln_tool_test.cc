@@ -16,21 +16,6 @@ using tools::EncodeNpy;
 using tools::ParseNpy;
 using tools::ParseTensorProto;
 
-std::vector<uint8_t> TensorProtoBytes(const std::string& name, const std::vector<float>& values,
-                                      bool raw) {
-  // dims 4 and 100 (field 1, varint), data_type FLOAT (field 2), name
-  // (field 8), then raw_data (field 9) or packed float_data (field 4).
-  std::vector<uint8_t> b = {0x08, 4, 0x08, 100, 0x10, 1, 0x42, static_cast<uint8_t>(name.size())};
-  b.insert(b.end(), name.begin(), name.end());
-  size_t bytes = values.size() * 4;
-  b.push_back(raw ? 0x4A : 0x22);
-  b.push_back(static_cast<uint8_t>(0x80 | (bytes & 0x7F)));
-  b.push_back(static_cast<uint8_t>(bytes >> 7));
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(values.data());
-  b.insert(b.end(), p, p + bytes);
-  return b;
-}
-
 std::vector<float> ReadNpyFloats(const std::string& path) {
   Tensor t;
   Status s = ParseNpy(ReadFileBytes(path), &t);

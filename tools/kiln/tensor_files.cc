@@ -304,7 +304,7 @@ Status ParseTensorProto(const std::vector<uint8_t>& bytes, Tensor* out, std::str
   return Status::Ok();
 }
 
-Status ReadTensorFile(const std::string& path, Tensor* out) {
+Status ReadTensorFile(const std::string& path, Tensor* out, std::string* proto_name) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status(StatusCode::kNotFound, "cannot open '" + path + "'");
   std::vector<uint8_t> bytes;
@@ -313,11 +313,13 @@ Status ReadTensorFile(const std::string& path, Tensor* out) {
   while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.insert(bytes.end(), buffer, buffer + n);
   std::fclose(f);
   Status s;
+  if (proto_name != nullptr) proto_name->clear();
   if (bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0) {
     s = ParseNpy(bytes, out);
   } else {
     std::string name;
     s = ParseTensorProto(bytes, out, &name);
+    if (proto_name != nullptr) *proto_name = name;
   }
   if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   return s;

@@ -19,8 +19,9 @@ std::vector<uint8_t> EncodeNpy(const Tensor& tensor);
 // An ONNX TensorProto; `name` receives its name field ("" if none).
 Status ParseTensorProto(const std::vector<uint8_t>& bytes, Tensor* out, std::string* name);
 
-// By content: .npy magic, else TensorProto.
-Status ReadTensorFile(const std::string& path, Tensor* out);
+// By content: .npy magic, else TensorProto. `proto_name`, when given,
+// receives a TensorProto's name field ("" for .npy files or no name).
+Status ReadTensorFile(const std::string& path, Tensor* out, std::string* proto_name = nullptr);
 Status WriteFile(const std::string& path, const std::vector<uint8_t>& bytes);
 
 // Element `index` as a double, for summaries (f16/bf16 decoded).
