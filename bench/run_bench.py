@@ -30,6 +30,18 @@ script
   * runs `kiln bench --profile` on the model with the largest Kiln/ORT ratio
     and prints its top 5 rows, when `kiln bench` has --profile.
 
+Precision variants (--variants, default all): besides Kiln fp32 and
+onnxruntime fp32 (and OpenVINO fp32), Kiln bf16 and fp16 (`kilnc
+--precision`), Kiln int8 (`kilnc --quantize=int8 --calibration=DIR`, when
+`kilnc --help` lists --quantize) and onnxruntime int8 (its `quantize_static`
+QDQ model: u8 activations, s8 weights per channel), both calibrated on the
+same small seeded set (--calibration-samples, numpy uniform [-1, 1] floats,
+integers in [0, 4)). A variant that cannot be built or run prints `n/a`, and
+the reason is listed under the table; the bench goes on. Ratios: Kiln
+bf16/fp32, int8/fp32 and Kiln int8 / onnxruntime int8. The header names the
+ISA found in /proc/cpuinfo (AVX2, AVX-512, AVX512-VNNI, AVX512-BF16, AMX),
+which the int8 and bf16 figures depend on.
+
 Inputs: `kiln bench` takes no input files; it fills every input from its
 seeded generator (tools/kiln/tensor_files.cc FillRandom, seed 0). This
 script reproduces that generator bit for bit, so onnxruntime and OpenVINO run
@@ -54,7 +66,7 @@ import time
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 try:
     import openvino as ov
@@ -260,9 +272,8 @@ def ort_session(path, threads):
 
 
 class OrtEngine:
-    name = "ORT"
-
-    def __init__(self, path, threads, feeds):
+    def __init__(self, path, threads, feeds, name="ORT"):
+        self.name = name
         self.session = ort_session(path, threads)
         self.feeds = feeds
 
@@ -330,10 +341,8 @@ def run_measured(cmd):
 
 
 class KilnEngine:
-    name = "Kiln"
-
-    def __init__(self, kiln, artifact, threads):
-        self.kiln, self.artifact, self.threads = kiln, artifact, threads
+    def __init__(self, kiln, artifact, threads, name="Kiln"):
+        self.kiln, self.artifact, self.threads, self.name = kiln, artifact, threads, name
         self.peak_rss = 0
 
     def bench(self, iterations, warmup, extra=()):
@@ -446,6 +455,102 @@ def cpu_name():
     return "unknown CPU"
 
 
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def isa_line(flags):
+    """What the int8 and bf16 figures depend on, from /proc/cpuinfo's flags."""
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE only"
+    int8 = ("AMX-INT8" if "amx_int8" in flags else "AVX512-VNNI" if "avx512_vnni" in flags
+            else "AVX-VNNI" if "avx_vnni" in flags else f"{vector} (no VNNI)")
+    bf16 = ("AMX-BF16" if "amx_bf16" in flags else "AVX512-BF16" if "avx512_bf16" in flags
+            else "none (converted to f32)")
+    fp16 = "AVX512-FP16" if "avx512_fp16" in flags else "F16C conversion" if "f16c" in flags else "none"
+    return (f"ISA: {vector}; int8 dot products: {int8}; bf16: {bf16}; fp16: {fp16} "
+            f"(the CPU's; which paths Kiln's kernels use: kilnc --dump-dispatches)")
+
+
+# Columns of the table: the name an engine reports and how its artifact or
+# model is made.
+VARIANTS = ["kiln-fp32", "kiln-bf16", "kiln-fp16", "kiln-int8", "ort-fp32", "ort-int8", "ov-fp32"]
+ENGINE = {"kiln-fp32": "Kiln", "kiln-bf16": "Kiln-bf16", "kiln-fp16": "Kiln-fp16", "kiln-int8": "Kiln-int8",
+          "ort-fp32": "ORT", "ort-int8": "ORT-int8", "ov-fp32": "OV"}
+KILNC_FLAGS = {"kiln-fp32": [], "kiln-bf16": ["--precision=bf16"], "kiln-fp16": ["--precision=fp16"]}
+
+
+def select_variants(requested, use_ov):
+    if not requested:
+        chosen = list(VARIANTS)
+    else:
+        chosen = set()
+        for item in requested:
+            for word in filter(None, item.split(",")):
+                if word not in VARIANTS:
+                    raise SystemExit(f"run_bench.py: unknown variant '{word}' (variants: {', '.join(VARIANTS)})")
+                chosen.add(word)
+        chosen = [v for v in VARIANTS if v in chosen]
+    return [v for v in chosen if v != "ov-fp32" or use_ov]
+
+
+def kilnc_has_quantize(kilnc):
+    proc = subprocess.run([kilnc, "--help"], capture_output=True, text=True)
+    return "--quantize" in proc.stdout
+
+
+def calibration_feeds(model, count, seed):
+    """`count` seeded input sets (numpy: floats uniform in [-1, 1], integers in [0, 4))."""
+    initializers = {i.name for i in model.graph.initializer}
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(count):
+        feeds = {}
+        for value in model.graph.input:
+            if value.name in initializers:
+                continue
+            tensor_type = value.type.tensor_type
+            shape = [d.dim_value for d in tensor_type.shape.dim]
+            dtype = NP_TYPES[tensor_type.elem_type]
+            if np.issubdtype(dtype, np.floating):
+                feeds[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
+            else:
+                feeds[value.name] = rng.integers(0, 4, shape).astype(dtype)
+        samples.append(feeds)
+    return samples
+
+
+def write_calibration_dir(directory, model, samples):
+    """The backend-test layout kilnc --calibration reads: test_data_set_k/input_N.pb."""
+    names = [v.name for v in model.graph.input if v.name not in {i.name for i in model.graph.initializer}]
+    for k, feeds in enumerate(samples):
+        folder = os.path.join(directory, f"test_data_set_{k}")
+        os.makedirs(folder, exist_ok=True)
+        for i, name in enumerate(names):
+            with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(feeds[name], name).SerializeToString())
+    return directory
+
+
+def ort_quantize_static(path, out_path, samples):
+    """onnxruntime's static QDQ quantization: u8 activations, s8 per-channel weights."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.samples = iter(samples)
+
+        def get_next(self):
+            return next(self.samples, None)
+
+    quantize_static(path, out_path, Reader(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True)
+    return out_path
+
+
 # --- main -------------------------------------------------------------------
 
 
@@ -471,6 +576,10 @@ def main():
     parser.add_argument("--max-iterations", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--no-openvino", action="store_true", help="skip OpenVINO")
+    parser.add_argument("--variants", nargs="+", action="extend", metavar="VARIANT",
+                        help=f"columns to run (default: all): {' '.join(VARIANTS)}")
+    parser.add_argument("--calibration-samples", type=int, default=8,
+                        help="seeded samples calibrating Kiln int8 and onnxruntime int8 (default 8)")
     parser.add_argument("--no-profile", action="store_true", help="skip kiln bench --profile")
     parser.add_argument("--workdir", help="keep models and artifacts here (default: a temp dir, removed)")
     parser.add_argument("--model-cache", default=None,
@@ -488,8 +597,10 @@ def main():
         if not os.access(tool, os.X_OK):
             raise SystemExit(f"run_bench.py: {tool} not found; build it (see bench/README.md)")
     use_ov = ov is not None and not args.no_openvino
-    if ov is None and not args.no_openvino:
+    if ov is None and not args.no_openvino and (not args.variants or "ov-fp32" in ",".join(args.variants)):
         log("openvino is not installed in this Python; run bench/setup.sh (OpenVINO columns will be empty)")
+    variants = select_variants(args.variants, use_ov)
+    has_quantize = kilnc_has_quantize(args.kilnc)
 
     tmp = args.workdir or tempfile.mkdtemp(prefix="kiln-bench-")
     os.makedirs(tmp, exist_ok=True)
@@ -498,24 +609,48 @@ def main():
     cache_dir = args.model_cache or make_bench_models.default_cache_dir()
     paths = write_selected(names, tmp, cache_dir)
 
-    # Compile.
-    compiled = {}  # name -> (artifact, seconds, size)
-    compile_errors = {}
+    # Compile every Kiln variant; quantize for onnxruntime int8. A variant
+    # that fails is `n/a` in the table, with its reason listed below it.
+    compiled = {}  # (name, variant) -> (artifact, seconds, size)
+    ort_int8 = {}  # name -> quantized model path
+    unavailable = {}  # (name, variant) -> reason
     for path in paths:
         name = os.path.basename(path)
-        artifact = os.path.join(tmp, os.path.splitext(name)[0] + ".kiln")
-        log(f"kilnc {name}")
-        start = time.perf_counter()
-        proc = subprocess.run([args.kilnc, path, "-o", artifact] + args.kilnc_flag,
-                              capture_output=True, text=True)
-        seconds = time.perf_counter() - start
-        if proc.returncode != 0:
-            message = " ".join(proc.stderr.split())[:400] or f"exit status {proc.returncode}"
-            compile_errors[name] = message
-            log(f"{name}: kilnc failed after {seconds:.1f} s: {message}")
-            continue
-        compiled[name] = (artifact, seconds, os.path.getsize(artifact))
-        log(f"compiled {name} in {seconds:.1f} s, {fmt_bytes(os.path.getsize(artifact))}")
+        stem = os.path.splitext(name)[0]
+        calibration, calibration_dir = None, None
+        if "kiln-int8" in variants or "ort-int8" in variants:
+            model = onnx.load(path, load_external_data=False)
+            calibration = calibration_feeds(model, args.calibration_samples, seed=1000)
+            calibration_dir = write_calibration_dir(os.path.join(tmp, stem + ".calibration"), model, calibration)
+        for variant in [v for v in variants if v.startswith("kiln-")]:
+            if variant == "kiln-int8":
+                if not has_quantize:
+                    unavailable[(name, variant)] = "kilnc has no --quantize (not built yet)"
+                    continue
+                flags = ["--quantize=int8", f"--calibration={calibration_dir}"]
+            else:
+                flags = KILNC_FLAGS[variant]
+            suffix = "" if variant == "kiln-fp32" else "." + variant.split("-")[1]
+            artifact = os.path.join(tmp, stem + suffix + ".kiln")
+            log(f"kilnc {name} {' '.join(flags)}")
+            start = time.perf_counter()
+            proc = subprocess.run([args.kilnc, path, "-o", artifact] + flags + args.kilnc_flag,
+                                  capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if proc.returncode != 0:
+                message = " ".join(proc.stderr.split())[:400] or f"exit status {proc.returncode}"
+                unavailable[(name, variant)] = f"kilnc failed: {message}"
+                log(f"{name} {variant}: kilnc failed after {seconds:.1f} s: {message}")
+                continue
+            compiled[(name, variant)] = (artifact, seconds, os.path.getsize(artifact))
+            log(f"compiled {name} {variant} in {seconds:.1f} s, {fmt_bytes(os.path.getsize(artifact))}")
+        if "ort-int8" in variants:
+            log(f"onnxruntime quantize_static {name}")
+            try:
+                ort_int8[name] = ort_quantize_static(path, os.path.join(tmp, stem + ".ort-int8.onnx"),
+                                                     calibration)
+            except Exception as e:  # noqa: BLE001 -- report and go on
+                unavailable[(name, "ort-int8")] = "quantize_static failed: " + str(e).split("\n")[0][:300]
 
     # Latency: rounds alternate between the engines, for each thread count.
     latency = {}  # (name, threads) -> {engine: ms}
@@ -529,19 +664,25 @@ def main():
             name = os.path.basename(path)
             feeds = kiln_inputs(onnx.load(path, load_external_data=False))
             engines = []
-            try:
-                engines.append(OrtEngine(path, threads, feeds))
-            except Exception as e:  # noqa: BLE001 -- report and go on
-                engine_errors[(name, "ORT")] = str(e).split("\n")[0][:300]
-            if use_ov:
+            # onnxruntime fp32 first: it is the reference of the error check.
+            ort_models = [("ort-fp32", path)] + ([("ort-int8", ort_int8[name])] if name in ort_int8 else [])
+            for variant, model_path in ort_models:
+                if variant not in variants:
+                    continue
+                try:
+                    engines.append(OrtEngine(model_path, threads, feeds, ENGINE[variant]))
+                except Exception as e:  # noqa: BLE001 -- report and go on
+                    engine_errors[(name, ENGINE[variant])] = str(e).split("\n")[0][:300]
+            if "ov-fp32" in variants:
                 try:
                     engine = OvEngine(path, threads, feeds)
                     ov_compile.setdefault(name, engine.compile_seconds)
                     engines.append(engine)
                 except Exception as e:  # noqa: BLE001
                     engine_errors[(name, "OV")] = str(e).split("\n")[0][:300]
-            if name in compiled:
-                engines.append(KilnEngine(args.kiln, compiled[name][0], threads))
+            for variant in variants:
+                if (name, variant) in compiled:
+                    engines.append(KilnEngine(args.kiln, compiled[(name, variant)][0], threads, ENGINE[variant]))
 
             # Outputs against onnxruntime's, once per model.
             if name not in errors and engines and engines[0].name == "ORT":
@@ -549,11 +690,11 @@ def main():
                 errors[name] = {}
                 for engine in engines[1:]:
                     try:
-                        if engine.name == "OV":
+                        if not isinstance(engine, KilnEngine):
                             got = engine.outputs()
                         else:
-                            outdir = os.path.join(tmp, os.path.splitext(name)[0] + ".out")
-                            got = compare_with_ort.run_kiln(args.kiln, compiled[name][0], feeds,
+                            outdir = os.path.join(tmp, os.path.splitext(name)[0] + "." + engine.name + ".out")
+                            got = compare_with_ort.run_kiln(args.kiln, engine.artifact, feeds,
                                                             list(reference), outdir, threads)
                         errors[name][engine.name] = relative_error(got, reference)
                     except Exception as e:  # noqa: BLE001
@@ -578,7 +719,7 @@ def main():
             latency[(name, threads)] = {e: statistics.median(v) for e, v in results.items()}
             iterations[(name, threads)] = counts
             for engine in engines:
-                if engine.name == "Kiln" and engine.peak_rss:
+                if engine.name == "Kiln" and engine.peak_rss:  # fp32's
                     kiln_rss[name] = max(kiln_rss.get(name, 0), engine.peak_rss)
             log(f"{name} T={threads}: " + "  ".join(
                 f"{e} (N={counts[e]}) " + " ".join(f"{x:.3f}" for x in v) for e, v in results.items()))
@@ -590,27 +731,39 @@ def main():
     out(f"Kiln vs onnxruntime {ort.__version__} vs OpenVINO "
         f"{ov.get_version().split('-')[0] if use_ov else '(not run)'} on {cpu_name()}, "
         f"{os.cpu_count()} CPUs")
+    out(isa_line(cpu_flags()))
+    if "kiln-int8" in variants or "ort-int8" in variants:
+        out(f"int8: Kiln kilnc --quantize=int8 and onnxruntime quantize_static (QDQ, u8 activations, s8 "
+            f"per-channel weights), both calibrated on {args.calibration_samples} seeded samples")
     out(f"{args.rounds} alternating rounds per model and thread count, ~{args.round_seconds} s per "
         f"engine and round; latency = median of per-round medians (ORT, OV) / p50s (kiln bench)")
     out("")
+    # Latency columns (selected variants) and ratio columns (when both sides ran).
+    columns = [(ENGINE[v], f"{ENGINE[v].replace('Kiln-', '').replace('ORT-int8', 'ORT-i8')} ms")
+               for v in variants]
+    ratios = [(a, b, label) for a, b, label in [
+        ("Kiln", "ORT", "kiln/ort"), ("Kiln-bf16", "Kiln", "bf16/fp32"), ("Kiln-int8", "Kiln", "int8/fp32"),
+        ("Kiln-int8", "ORT-int8", "i8/ORT-i8"), ("OV", "ORT", "ov/ort")]
+        if a in [c[0] for c in columns] and b in [c[0] for c in columns]]
     header = (f"{'model':22s} {'kilnc s':>7s} {'artifact':>9s} {'Kiln RSS':>9s} {'thr':>3s} "
-              f"{'Kiln ms':>9s} {'ORT ms':>9s} {'OV ms':>9s} {'kiln/ort':>8s} {'ov/ort':>6s}")
+              + " ".join(f"{label:>9s}" for _, label in columns) + " "
+              + " ".join(f"{label:>9s}" for _, _, label in ratios))
     out(header)
     out("-" * len(header))
     for path in paths:
         name = os.path.basename(path)
         stem = os.path.splitext(name)[0]
-        if name in compiled:
-            _, seconds, size = compiled[name]
+        if (name, "kiln-fp32") in compiled:
+            _, seconds, size = compiled[(name, "kiln-fp32")]
             head = (f"{stem:22s} {seconds:7.1f} {fmt_bytes(size):>9s} "
                     f"{fmt_bytes(kiln_rss[name]) if name in kiln_rss else '-':>9s}")
         else:
-            head = f"{stem:22s} {'FAILED':>7s} {'-':>9s} {'-':>9s}"
+            head = f"{stem:22s} {'-' if 'kiln-fp32' not in variants else 'FAILED':>7s} {'-':>9s} {'-':>9s}"
         for threads in args.threads:
             lat = latency.get((name, threads), {})
-            k, o, v = lat.get("Kiln"), lat.get("ORT"), lat.get("OV")
-            out(f"{head} {threads:3d} {fmt_ms(k):>9s} {fmt_ms(o):>9s} {fmt_ms(v):>9s} "
-                f"{fmt_ratio(k, o):>8s} {fmt_ratio(v, o):>6s}")
+            cells = [fmt_ms(lat.get(engine)) if engine in lat else "n/a" for engine, _ in columns]
+            out(f"{head} {threads:3d} " + " ".join(f"{c:>9s}" for c in cells) + " "
+                + " ".join(f"{fmt_ratio(lat.get(a), lat.get(b)):>9s}" for a, b, _ in ratios))
             head = " " * len(head)
     out("")
     worst = None  # (ratio, name, threads)
@@ -638,11 +791,12 @@ def main():
         name = os.path.basename(path)
         e = errors.get(name, {})
         out(f"  {os.path.splitext(name)[0]:22s} " + "   ".join(
-            f"{engine} " + (f"{e[engine]:9.2e}" if engine in e else f"{'-':>9s}") for engine in ("Kiln", "OV")))
-    for name, message in compile_errors.items():
-        out(f"kilnc failed on {name}: {message}")
+            f"{engine} " + (f"{e[engine]:9.2e}" if engine in e else f"{'-':>9s}")
+            for engine, _ in columns if engine != "ORT"))
+    for (name, variant), reason in unavailable.items():
+        out(f"n/a: {ENGINE[variant]} on {os.path.splitext(name)[0]}: {reason}")
     for (name, engine), message in engine_errors.items():
-        out(f"{engine} failed on {name}: {message}")
+        out(f"n/a: {engine} on {os.path.splitext(name)[0]}: {message}")
     out("")
 
     out(runtime_library_line(args.runtime_lib, tmp))
@@ -669,7 +823,7 @@ def main():
             n = max(3, iterations[(name, threads)].get("Kiln", 3))
             log(f"kiln bench --profile {name} T={threads}")
             try:
-                _, text = KilnEngine(args.kiln, compiled[name][0], threads).bench(n, 1, ["--profile"])
+                _, text = KilnEngine(args.kiln, compiled[(name, "kiln-fp32")][0], threads).bench(n, 1, ["--profile"])
                 log("kiln bench --profile output:\n" + text)
                 out(f"kiln bench --profile on {os.path.splitext(name)[0]} (largest Kiln/ORT, {ratio:.2f}, "
                     f"{threads} thread(s), {n} iterations), top 5:")
