@@ -279,7 +279,7 @@ def check_model(name, args, models_dir, failures, results):
         correct = sum(a == t for a, t in zip(answers, truth))
         top1 = stats["top1"]
         top1_text = f", top-1 agreement {top1['agree']}/{top1['total']}" if top1 else ""
-        print(f"  {variant} vs kiln fp32 (kiln compare): cosine {stats['cosine']:.6f}, "
+        print(f"  {variant} vs kiln fp32 (kiln compare): cosine {stats['cosine']:.7f}, "
               f"max abs error {stats['max_abs_error']:.3g} (max abs {stats['max_abs_reference']:.3g})"
               f"{top1_text}; same answer {agree}/{len(truth)}, right {correct}/{len(truth)}")
         result[variant] = {"cosine": stats["cosine"], "max_abs_error": stats["max_abs_error"],
