@@ -38,6 +38,7 @@ asan_ubsan_tests=(
   //tools/kiln:compare_stats_test
   //tools/kiln:kiln_compare_test
   //compiler/artifact:artifact_writer_test
+  //compiler/quant:ranges_test
   //compiler/onnx:tensor_decoding_test
   //dialects/kiln:kiln_ops_test
   //dialects/kiln:shape_inference_test

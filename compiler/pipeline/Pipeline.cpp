@@ -111,10 +111,24 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
       // The region edges may leave constants that fold (casts of splats).
       pm.addPass(createGraphCleanup());
     }
-    if (failed(pm.run(module)) || failed(runHooks(module, s.stage)))
+    if (failed(pm.run(module)))
+      return failure();
+    if (s.stage == Stage::GraphOptimization && options.quantizeInt8 &&
+        failed(quantize(module)))
+      return failure();
+    if (failed(runHooks(module, s.stage)))
       return failure();
     stageDone(s.stage);
   }
+  return success();
+}
+
+LogicalResult Pipeline::quantize(ModuleOp module) {
+  // Calibration runs on the graph as the quantized model will see it:
+  // after clean-up (BatchNorm folded into conv weights, constants laid
+  // out), so the observed tensors are exactly the contractions' inputs.
+  if (options.calibrate && failed(options.calibrate(module)))
+    return failure();
   return success();
 }
 

@@ -54,6 +54,13 @@ struct PipelineOptions {
   std::string precision = "fp32";
   std::vector<std::string> precisionAllow; // --precision-allow
   std::vector<std::string> precisionDeny;  // --precision-deny
+  // INT8 post-training quantization (kilnc --quantize=int8): at the end of
+  // graph-optimization, `calibrate` (when set) attaches the activation
+  // ranges (compiler/quant/Calibration.h), then kiln-quantize runs with
+  // `quantizeDeny`.
+  bool quantizeInt8 = false;
+  std::vector<std::string> quantizeDeny; // --quantize-deny
+  std::function<LogicalResult(ModuleOp)> calibrate;
 };
 
 class Pipeline {
@@ -90,6 +97,7 @@ private:
   generateKernels(ModuleOp module, TargetBackend &backend,
                   llvm::SmallVector<KernelInfo> &table);
   LogicalResult runHooks(ModuleOp module, Stage stage);
+  LogicalResult quantize(ModuleOp module);
   void stageDone(Stage stage);
 
   MLIRContext &context;

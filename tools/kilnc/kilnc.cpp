@@ -12,7 +12,9 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "dialects/kiln/KilnDialect.h"
+#include "compiler/quant/Calibration.h"
 #include "passes/precision/MixedPrecision.h"
+#include "passes/quant/Quantize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
@@ -24,6 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -125,6 +128,37 @@ cl::list<std::string> precisionDeny(
     cl::desc("Kiln ops kept in f32 (e.g. gelu,add)"),
     cl::value_desc("op,..."), cl::cat(kilncCategory));
 
+cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Quantization: none (default) or int8 (post-training, needs "
+             "--calibration). Quantized: " +
+             std::string(mlir::kiln::kQuantizableOps) +
+             " with constant weights (weights s8 symmetric per output "
+             "channel, activations u8 asymmetric per tensor); every other "
+             "op stays f32"),
+    cl::init("none"), cl::cat(kilncCategory));
+cl::opt<std::string> calibrationDir(
+    "calibration",
+    cl::desc("Calibration samples for --quantize=int8: one sub-folder per "
+             "sample (test_data_set_*/input_N.pb or NAME.npy), or NAME.npy "
+             "files for a single sample"),
+    cl::value_desc("dir"), cl::cat(kilncCategory));
+cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("How activation ranges are chosen: minmax (default), "
+             "percentile (--calibration-percentile of the values) or "
+             "entropy (KL-divergence threshold)"),
+    cl::init("minmax"), cl::cat(kilncCategory));
+cl::opt<double> calibrationPercentile(
+    "calibration-percentile",
+    cl::desc("Percentile kept on each side by --calibration-method="
+             "percentile, in (50, 100] (default 99.99)"),
+    cl::init(99.99), cl::cat(kilncCategory));
+cl::list<std::string> quantizeDeny(
+    "quantize-deny", cl::CommaSeparated,
+    cl::desc("Kiln ops (matmul, conv) or ONNX node names kept in f32"),
+    cl::value_desc("op-or-node,..."), cl::cat(kilncCategory));
+
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
 
@@ -141,6 +175,7 @@ int main(int argc, char **argv) {
   // values that are read after linking.
   const std::string outputFile = outputPath;
   const bool showTiming = timing;
+  const bool showDispatches = dumpDispatches;
 
   mlir::kiln::onnx_import::ImportOptions options;
   for (const std::string &text : inputShapes) {
@@ -217,6 +252,75 @@ int main(int argc, char **argv) {
                     "need --precision=bf16 or fp16\n";
     return 1;
   }
+  if (quantize != "none" && quantize != "int8") {
+    llvm::errs() << "kilnc: error: unknown --quantize '" << quantize
+                 << "' (expected none or int8)\n";
+    return 1;
+  }
+  if (quantize == "int8") {
+    mlir::kiln::CalibrationOptions calibration;
+    if (calibrationDir.empty()) {
+      llvm::errs() << "kilnc: error: --quantize=int8 needs --calibration=DIR "
+                      "(sample inputs for the activation ranges)\n";
+      return 1;
+    }
+    if (precision != "fp32") {
+      llvm::errs() << "kilnc: error: --quantize=int8 and --precision="
+                   << precision << " cannot be combined\n";
+      return 1;
+    }
+    if (!::kiln::quant::ParseCalibrationMethod(calibrationMethod,
+                                               &calibration.method)) {
+      llvm::errs() << "kilnc: error: unknown --calibration-method '"
+                   << calibrationMethod
+                   << "' (expected minmax, percentile or entropy)\n";
+      return 1;
+    }
+    if (!(calibrationPercentile > 50.0 && calibrationPercentile <= 100.0)) {
+      llvm::errs() << "kilnc: error: --calibration-percentile="
+                   << llvm::format("%g", calibrationPercentile.getValue())
+                   << " is outside (50, 100]\n";
+      return 1;
+    }
+    if (calibrationPercentile.getNumOccurrences() &&
+        calibration.method != ::kiln::quant::CalibrationMethod::Percentile) {
+      llvm::errs() << "kilnc: error: --calibration-percentile needs "
+                      "--calibration-method=percentile\n";
+      return 1;
+    }
+    std::vector<std::string> deny(quantizeDeny.begin(), quantizeDeny.end());
+    if (!mlir::kiln::parseQuantizeSettings(*module, deny,
+                                           calibration.settings, error)) {
+      llvm::errs() << "kilnc: error: --quantize-deny: " << error << "\n";
+      return 1;
+    }
+    calibration.dir = calibrationDir;
+    calibration.percentile = calibrationPercentile;
+    // The observation model runs here, so it is compiled for this CPU
+    // whatever --cpu the artifact targets.
+    mlir::kiln::cpu::CpuBackendOptions hostOptions;
+    hostOptions.cpu = "native";
+    calibration.makeBackend = [hostOptions](std::string &error) {
+      return mlir::kiln::cpu::createCpuBackend(hostOptions, error);
+    };
+    pipelineOptions.quantizeInt8 = true;
+    pipelineOptions.quantizeDeny = deny;
+    pipelineOptions.calibrate = [calibration](ModuleOp module) {
+      std::string error;
+      if (succeeded(mlir::kiln::calibrate(module, calibration, error)))
+        return success();
+      if (!error.empty())
+        llvm::errs() << "kilnc: error: " << error << "\n";
+      return failure();
+    };
+  } else if (!calibrationDir.empty() || !quantizeDeny.empty() ||
+             calibrationMethod.getNumOccurrences() ||
+             calibrationPercentile.getNumOccurrences()) {
+    llvm::errs() << "kilnc: error: --calibration, --calibration-method, "
+                    "--calibration-percentile and --quantize-deny need "
+                    "--quantize=int8\n";
+    return 1;
+  }
   pipelineOptions.dumpDispatches = dumpDispatches;
   pipelineOptions.timing = showTiming;
   mlir::kiln::Pipeline pipeline(context, pipelineOptions);
@@ -248,7 +352,7 @@ int main(int argc, char **argv) {
                                             : Stage::DispatchFormation;
     if (failed(pipeline.runUntil(*module, last)))
       return 1;
-    if (dumpDispatches)
+    if (showDispatches)
       mlir::kiln::printDispatches(*module, llvm::errs());
     return writeIR(*module);
   }
@@ -261,6 +365,11 @@ int main(int argc, char **argv) {
   case EmitKind::Artifact:
   case EmitKind::Auto:
     break;
+  }
+  if (pipelineOptions.quantizeInt8) {
+    llvm::errs() << "kilnc: error: --quantize=int8: kiln-quantize is not "
+                    "built yet; --emit=kiln shows the calibrated ranges\n";
+    return 1;
   }
   ::kiln::artifact::ArtifactSpec spec;
   spec.sourceName = llvm::sys::path::filename(inputPath).str();
