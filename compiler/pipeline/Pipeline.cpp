@@ -157,7 +157,8 @@ Pipeline::generateKernels(ModuleOp module, TargetBackend &backend,
 FailureOr<OwningOpRef<ModuleOp>> Pipeline::generateKernelModule(ModuleOp module) {
   if (backends.empty())
     return module.emitError("no target backend");
-  if (failed(runUntil(module, Stage::DispatchFormation)))
+  if (failed(runUntil(module, Stage::DispatchFormation)) ||
+      failed(backends.front()->packConstants(module)))
     return failure();
   SmallVector<KernelInfo> table;
   return generateKernels(module, *backends.front(), table);
@@ -172,18 +173,27 @@ LogicalResult Pipeline::compile(ModuleOp module,
   }
   if (failed(runUntil(module, Stage::DispatchFormation)))
     return failure();
-  func::FuncOp host;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func->hasAttr("kiln.dispatch"))
-      host = func;
-  if (!host) {
+  auto hostOf = [](ModuleOp m) {
+    func::FuncOp host;
+    for (auto func : m.getOps<func::FuncOp>())
+      if (!func->hasAttr("kiln.dispatch"))
+        host = func;
+    return host;
+  };
+  if (!hostOf(module)) {
     error = "the model has no graph function";
     return failure();
   }
   for (auto [index, backend] : llvm::enumerate(backends)) {
+    // Each backend packs constants for its own kernels (data tiling), so
+    // it works on its own copy of the host function and dispatches.
+    OwningOpRef<ModuleOp> targetModule(cast<ModuleOp>(module->clone()));
+    if (failed(backend->packConstants(*targetModule)))
+      return failure();
+    func::FuncOp host = hostOf(*targetModule);
     SmallVector<KernelInfo> table;
     FailureOr<OwningOpRef<ModuleOp>> kernels =
-        generateKernels(module, *backend, table);
+        generateKernels(*targetModule, *backend, table);
     if (failed(kernels))
       return failure();
     stageDone(Stage::TargetCodegen);

@@ -54,6 +54,14 @@ public:
   // Short name used on the command line and in the artifact ("cpu").
   virtual llvm::StringRef name() const = 0;
 
+  // Data tiling: rewrites constants the host function passes to dispatches
+  // into the layouts this target's kernels read best (e.g. weights packed
+  // for a dot-product instruction), together with the dispatches that
+  // read them. Runs on this backend's own copy of the whole module (host
+  // function and dispatches), before configureDispatches; the host plan
+  // then stores the packed constants. The default packs nothing.
+  virtual LogicalResult packConstants(ModuleOp module) { return success(); }
+
   // Attaches a lowering configuration (`kiln.lowering_config`) to every
   // dispatch function that has none, chosen from the target's features.
   // Configurations already present (set by hand in a lit test, or by a

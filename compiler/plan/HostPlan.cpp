@@ -109,10 +109,10 @@ std::string stepLabel(func::CallOp call) {
 LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
                        uint32_t executable, StringRef target,
                        art::ArtifactSpec &spec) {
-  // The signature and constants are the same for every target: the first
-  // plan fills them, later ones refer to them.
+  // The signature is the same for every target: the first plan fills it.
+  // Constants are shared by content: a later plan adds only those its
+  // backend's data tiling laid out differently.
   const bool first = spec.plans.empty();
-  uint32_t constantIndex = 0;
   llvm::StringMap<uint32_t> kernelIndex;
   for (auto [i, kernel] : llvm::enumerate(kernels))
     kernelIndex[kernel.name] = i;
@@ -189,19 +189,26 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       auto elements = dyn_cast<ElementsAttr>(constant.getValue());
       if (!elements)
         continue; // scalars are only used inside dispatches
-      uint32_t index = constantIndex++;
-      if (!first) {
-        if (index >= spec.constants.size())
-          return constant.emitOpError("has no constant in the first plan");
-        buffers[constant.getResult()] = {art::BufferSpace::Constant, index, 0,
-                                         spec.constants[index].data.size()};
-        continue;
-      }
       FailureOr<std::vector<uint8_t>> bytes = constantBytes(elements);
       if (failed(bytes))
         return constant.emitOpError("constant cannot be serialized");
+      if (!first) {
+        // A later target shares the constants the earlier ones stored
+        // when its bytes are the same (its own data tiling may have
+        // packed some differently; those are added).
+        auto same = llvm::find_if(spec.constants, [&](const auto &c) {
+          return c.data == *bytes;
+        });
+        if (same != spec.constants.end()) {
+          uint32_t index = same - spec.constants.begin();
+          buffers[constant.getResult()] = {art::BufferSpace::Constant, index,
+                                           0, same->data.size()};
+          continue;
+        }
+      }
+      uint32_t index = spec.constants.size();
       art::ConstantSpec c;
-      c.name = "constant_" + std::to_string(spec.constants.size());
+      c.name = "constant_" + std::to_string(index);
       if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
         c.name = loc.getName().str();
       c.data = std::move(*bytes);

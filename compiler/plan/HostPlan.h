@@ -13,8 +13,10 @@ namespace mlir::kiln::plan {
 // left by kiln-form-dispatches (constants, reshapes, calls to dispatches,
 // the return). Nothing in it depends on the target: kernel indices refer to
 // `kernels`, which executable `executable` holds, and the plan is named
-// `target`. Called once per backend; the first call fills the signature
-// and the constants, later calls only add their plan.
+// `target`. Called once per backend (with that backend's host function,
+// whose constants its data tiling may have packed); the first call fills
+// the signature and the constants, later calls reuse constants with the
+// same bytes and add the others.
 //
 // Every intermediate gets an offset in one arena: buffers whose lifetimes
 // (first write to last read, reads through reshapes included) overlap never

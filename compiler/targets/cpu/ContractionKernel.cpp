@@ -14,9 +14,11 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include <functional>
 
@@ -24,37 +26,110 @@ namespace mlir::kiln::cpu {
 
 namespace {
 
-// `value` itself, or the f32 extension of it (`arith.extf`): how a 16-bit
-// operand enters an f32 multiply-accumulate.
-Value stripExtension(Value value) {
+// How an operand enters the multiply: as it is, extended (`arith.extf` to
+// f32, `arith.extsi` to i32), or, for i8, flipped to unsigned
+// (`arith.extui(arith.xori(x, -128))`, the value x + 128).
+struct OperandUse {
+  Value value;
+  bool flipped = false;
+  unsigned ops = 0; // body ops on the way
+};
+
+OperandUse stripExtension(Value value) {
   if (auto ext = value.getDefiningOp<arith::ExtFOp>())
-    return ext.getIn();
-  return value;
+    return {ext.getIn(), false, 1};
+  if (auto ext = value.getDefiningOp<arith::ExtSIOp>())
+    return {ext.getIn(), false, 1};
+  if (auto ext = value.getDefiningOp<arith::ExtUIOp>()) {
+    auto flip = ext.getIn().getDefiningOp<arith::XOrIOp>();
+    if (!flip || !ext.getIn().getType().isInteger(8))
+      return {value, false, 0};
+    for (auto [x, c] : {std::pair(flip.getLhs(), flip.getRhs()),
+                        std::pair(flip.getRhs(), flip.getLhs())}) {
+      APInt bits;
+      if (matchPattern(c, m_ConstantInt(&bits)) && bits.isMinSignedValue()) {
+        // The 0x80 constant counts as a body op when it is defined there.
+        Operation *def = c.getDefiningOp();
+        bool inBody = def && def->getBlock() == flip->getBlock();
+        return {x, true, inBody ? 3u : 2u};
+      }
+    }
+  }
+  return {value, false, 0};
 }
 
-// out += a * b, in any operand order, where a and b may be extended from
-// 16 bits first: the body of every contraction and convolution generic.
-bool isMultiplyAccumulate(linalg::LinalgOp op) {
+// out += a * b, in any operand order, where a and b may be extended first
+// (16-bit floats to f32, i8 to i32, or A's i8 flipped to unsigned): the
+// body of every contraction and convolution generic. Sets `flippedA` when
+// the operand at `lhsHint` (0 or 1) is flipped; a flipped B is rejected
+// later.
+struct MultiplyAccumulate {
+  bool integer = false;
+  int flippedInput = -1; // block argument index of a flipped operand
+};
+
+std::optional<MultiplyAccumulate> matchMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
-  size_t extensions = llvm::count_if(
-      body.getOperations(), [](Operation &o) { return isa<arith::ExtFOp>(o); });
-  if (body.getNumArguments() != 3 ||
-      body.getOperations().size() != 3 + extensions)
-    return false;
+  if (body.getNumArguments() != 3)
+    return std::nullopt;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
+  if (yield.getNumOperands() != 1)
+    return std::nullopt;
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::AddFOp, arith::AddIOp>(add))
+    return std::nullopt;
+  bool integer = isa<arith::AddIOp>(add);
   Value acc = body.getArgument(2);
-  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  if ((add.getLhs() == acc) == (add.getRhs() == acc))
-    return false;
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul)
-    return false;
-  Value x = body.getArgument(0), y = body.getArgument(1);
-  Value lhs = stripExtension(mul.getLhs()), rhs = stripExtension(mul.getRhs());
-  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  if ((lhs == acc) == (rhs == acc))
+    return std::nullopt;
+  Operation *mul = (lhs == acc ? rhs : lhs).getDefiningOp();
+  if (!mul || (integer ? !isa<arith::MulIOp>(mul) : !isa<arith::MulFOp>(mul)))
+    return std::nullopt;
+  OperandUse x = stripExtension(mul->getOperand(0));
+  OperandUse y = stripExtension(mul->getOperand(1));
+  // Nothing else in the body: yield, add, mul and the extensions.
+  if (body.getOperations().size() != 3 + x.ops + y.ops)
+    return std::nullopt;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  if (!((x.value == a && y.value == b) || (x.value == b && y.value == a)))
+    return std::nullopt;
+  // Integer products must be exact: both operands widened to the
+  // accumulator (no wrapping i8 multiply).
+  if (integer && (!x.ops || !y.ops))
+    return std::nullopt;
+  if (x.flipped && y.flipped)
+    return std::nullopt;
+  MultiplyAccumulate result;
+  result.integer = integer;
+  if (x.flipped)
+    result.flippedInput = x.value == a ? 0 : 1;
+  if (y.flipped)
+    result.flippedInput = y.value == a ? 0 : 1;
+  return result;
+}
+
+// B's map in the packed layout: (k floordiv g, n, k mod g) with g = 2 or 4
+// and k a single dim. Returns g and k.
+std::optional<std::pair<int64_t, unsigned>> packedGroupOf(AffineMap map,
+                                                          unsigned n) {
+  if (map.getNumResults() != 3)
+    return std::nullopt;
+  auto lanes = dyn_cast<AffineDimExpr>(map.getResult(1));
+  auto div = dyn_cast<AffineBinaryOpExpr>(map.getResult(0));
+  auto mod = dyn_cast<AffineBinaryOpExpr>(map.getResult(2));
+  if (!lanes || lanes.getPosition() != n || !div || !mod ||
+      div.getKind() != AffineExprKind::FloorDiv ||
+      mod.getKind() != AffineExprKind::Mod)
+    return std::nullopt;
+  auto k = dyn_cast<AffineDimExpr>(div.getLHS());
+  auto k2 = dyn_cast<AffineDimExpr>(mod.getLHS());
+  auto g = dyn_cast<AffineConstantExpr>(div.getRHS());
+  auto g2 = dyn_cast<AffineConstantExpr>(mod.getRHS());
+  if (!k || !k2 || !g || !g2 || k != k2 || g.getValue() != g2.getValue() ||
+      (g.getValue() != 2 && g.getValue() != 4))
+    return std::nullopt;
+  return std::pair(g.getValue(), k.getPosition());
 }
 
 // The step `s` when `expr` is `s * d_n + (terms without d_n)` with s = 1
@@ -76,15 +151,25 @@ std::optional<int64_t> laneStrideOf(AffineExpr expr, unsigned n,
 } // namespace
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !isMultiplyAccumulate(op))
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return failure();
-  // f32 accumulators; A and B both f32 or both the same 16-bit type.
+  std::optional<MultiplyAccumulate> mac = matchMultiplyAccumulate(op);
+  if (!mac)
+    return failure();
+  // f32 accumulators with A and B both f32 or both the same 16-bit type;
+  // or i32 accumulators with i8 operands.
   Type operandType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  if (!getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32() ||
-      getElementTypeOrSelf(op.getDpsInputs()[1].getType()) != operandType ||
-      !(operandType.isF32() || operandType.isBF16() || operandType.isF16()))
+  Type accumulatorType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (getElementTypeOrSelf(op.getDpsInputs()[1].getType()) != operandType)
     return failure();
+  if (mac->integer) {
+    if (!accumulatorType.isInteger(32) || !operandType.isInteger(8))
+      return failure();
+  } else if (!accumulatorType.isF32() ||
+             !(operandType.isF32() || operandType.isBF16() ||
+               operandType.isF16())) {
+    return failure();
+  }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps[2];
   unsigned numLoops = op.getNumLoops();
@@ -93,12 +178,18 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ContractionLoops loops;
   loops.operandType = operandType;
+  loops.accumulatorType = accumulatorType;
   loops.n = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
   // B: the input whose innermost index moves with the lanes, one for one,
-  // and no other index does; A must not depend on the lanes at all.
+  // and no other index does; A must not depend on the lanes at all. A
+  // packed B moves with the lanes in its middle index instead.
   auto lanesOperand = [&](AffineMap map) {
     if (map.getNumResults() == 0)
       return false;
+    if (auto packed = packedGroupOf(map, loops.n)) {
+      loops.kGroup = packed->first;
+      return true;
+    }
     std::optional<int64_t> stride =
         laneStrideOf(map.getResults().back(), loops.n, numLoops);
     if (!stride || llvm::any_of(map.getResults().drop_back(),
@@ -117,11 +208,20 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   if (lanesOperand(maps[1]) && independentOfLanes(maps[0])) {
     loops.lhs = 0;
     loops.rhs = 1;
-  } else if (lanesOperand(maps[0]) && independentOfLanes(maps[1])) {
+  } else if (loops.kGroup = 1, loops.laneStride = 1;
+             lanesOperand(maps[0]) && independentOfLanes(maps[1])) {
     loops.lhs = 1;
     loops.rhs = 0;
   } else {
     return failure();
+  }
+  // Only A may be flipped, and only in front of a packed B (the kernels
+  // that read it are the vpdpbusd ones).
+  if (mac->flippedInput >= 0) {
+    if (mac->flippedInput != static_cast<int>(loops.lhs) ||
+        loops.kGroup != 4)
+      return failure();
+    loops.flippedA = true;
   }
   // Rows: the output's second-innermost dim.
   loops.m = cast<AffineDimExpr>(outMap.getResult(outMap.getNumResults() - 2))
@@ -143,7 +243,37 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   };
   loops.scalarPerRow = usesRows(maps[loops.lhs]);
   loops.vectorPerRow = usesRows(maps[loops.rhs]);
+  if (loops.kGroup > 1) {
+    // A packed B: one reduction dim (the grouped k), B shared by all rows,
+    // and A's innermost index k itself (a group of A is contiguous).
+    AffineMap aMap = maps[loops.lhs];
+    AffineDimExpr aLast =
+        aMap.getNumResults() ? dyn_cast<AffineDimExpr>(aMap.getResults().back())
+                             : nullptr;
+    if (loops.reductions.size() != 1 || loops.vectorPerRow ||
+        !loops.scalarPerRow || !aLast ||
+        aLast.getPosition() != loops.reductions.front() ||
+        packedGroupOf(maps[loops.rhs], loops.n)->second !=
+            loops.reductions.front())
+      return failure();
+    // The packed layouts the kernels know: i8 quads (vpdpbusd, which
+    // needs A flipped to unsigned), i8 pairs (pmaddwd), bf16 pairs
+    // (vdpbf16ps).
+    bool known = operandType.isInteger(8)
+                     ? (loops.kGroup == 4) == loops.flippedA
+                     : operandType.isBF16() && loops.kGroup == 2;
+    if (!known)
+      return failure();
+  }
   return loops;
+}
+
+llvm::StringRef nativePath(const ContractionLoops &loops) {
+  if (loops.kGroup == 4)
+    return "vnni";
+  if (loops.kGroup == 2)
+    return loops.operandType.isInteger(8) ? "pmaddwd" : "dpbf16";
+  return loops.operandType.isF32() ? "" : "convert";
 }
 
 namespace {
@@ -183,15 +313,16 @@ SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                                    int64_t rows, int64_t lanes,
-                                    int64_t kTile) {
+                                    int64_t rows, int64_t lanes, int64_t kTile,
+                                    int64_t vectorBits) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
   if (failed(loops))
     return op.emitOpError("is not a contraction the register-tiled kernel "
                           "handles (f32 multiply-add of f32, bf16 or f16 "
-                          "operands, output lanes "
+                          "operands or i32 multiply-add of i8 operands, "
+                          "output lanes "
                           "contiguous in one operand and absent from the "
                           "other)");
   Value a = op.getDpsInputOperand(loops->lhs)->get();
@@ -208,7 +339,28 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   linalg::FillOp fill = findFoldableFill(op, c);
 
-  Type f32 = rewriter.getF32Type();
+  // The accumulators' element type: f32, or i32 for integer contractions.
+  Type f32 = loops->accumulatorType;
+  bool integer = isa<IntegerType>(f32);
+  auto zeroOf = [&](Type type) -> TypedAttr {
+    if (integer || isa<IntegerType>(type))
+      return rewriter.getIntegerAttr(type, 0);
+    return rewriter.getFloatAttr(type, 0.0);
+  };
+  // A packed B needs whole groups per K block and whole registers per tile.
+  int64_t group = loops->kGroup;
+  int64_t chunk = std::max<int64_t>(vectorBits / 32, 4);
+  if (group > 1) {
+    if (kTile % group != 0)
+      return op.emitOpError("K blocks of a packed B must hold whole groups of ")
+             << group << ", got reduction_tile " << kTile;
+    if (lanes % chunk != 0)
+      return op.emitOpError("register tile lanes (")
+             << lanes << ") must be a multiple of the " << chunk
+             << " lanes of one vector register for the native path";
+    if (!cast<MemRefType>(a.getType()).isLastDimUnitStride())
+      return op.emitOpError("needs a unit-stride A along k for packed B");
+  }
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
@@ -218,6 +370,39 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
   SmallVector<Value> dims(op.getNumLoops(), zero);
 
+  // A packed B tile [K/g][cols][g] read as rows of cols * g contiguous
+  // elements: one vector load per k group covers every lane of the tile.
+  Value bFlat;
+  std::optional<int64_t> staticK;
+  if (group > 1) {
+    // Workgroup tiling sizes B's slice through its map, which gets the
+    // extent of `k mod g` wrong when K is not a multiple of g (it
+    // evaluates the expression at K - 1); the tile needs whole groups, so
+    // it is cut again from the whole packed B at the same column offset.
+    Value packedB = b;
+    if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
+      auto source = cast<MemRefType>(slice.getSource().getType());
+      SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+      SmallVector<OpFoldResult> tileSizes = slice.getMixedSizes();
+      if (source.getRank() != 3 || tileSizes.size() != 3 ||
+          source.isDynamicDim(0) || source.isDynamicDim(2))
+        return op.emitOpError("needs a packed B of rank 3");
+      offsets[0] = rewriter.getIndexAttr(0);
+      offsets[2] = rewriter.getIndexAttr(0);
+      tileSizes[0] = rewriter.getIndexAttr(source.getDimSize(0));
+      tileSizes[2] = rewriter.getIndexAttr(source.getDimSize(2));
+      packedB = memref::SubViewOp::create(
+          rewriter, loc, slice.getSource(), offsets, tileSizes,
+          SmallVector<OpFoldResult>(3, rewriter.getIndexAttr(1)));
+    }
+    if (cast<MemRefType>(packedB.getType()).getDimSize(2) != group)
+      return op.emitOpError("needs packed B groups of ") << group;
+    bFlat = memref::CollapseShapeOp::create(
+        rewriter, loc, packedB, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    staticK = getConstantIntValue(sizes[loops->reductions.front()]);
+    if (!staticK)
+      return op.emitOpError("needs a static K for packed B");
+  }
   for (unsigned d : loops->outer) {
     auto loop = scf::ForOp::create(rewriter, loc, zero, sizes[d], one);
     rewriter.setInsertionPointToStart(loop.getBody());
@@ -271,16 +456,249 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // A and B in 16 bits are loaded as they are stored and extended to f32
   // in registers (half the bytes of an f32 load; the FMAs stay f32).
   Type operandType = loops->operandType;
+  // i8 operands are sign-extended to the i32 accumulators likewise.
   auto toF32 = [&](OpBuilder &bb, Location bl, Value v) -> Value {
-    if (operandType.isF32())
+    if (operandType == f32)
       return v;
     Type type = f32;
     if (auto vector = dyn_cast<VectorType>(v.getType()))
       type = vector.clone(f32);
+    if (integer)
+      return arith::ExtSIOp::create(bb, bl, type, v);
     return arith::ExtFOp::create(bb, bl, type, v);
+  };
+  auto multiplyAdd = [&](OpBuilder &bb, Location bl, Value x, Value y,
+                         Value acc) -> Value {
+    if (!integer)
+      return vector::FMAOp::create(bb, bl, x, y, acc);
+    return arith::AddIOp::create(bb, bl, acc,
+                                 arith::MulIOp::create(bb, bl, x, y));
+  };
+
+  // Packed B (DataTiling.h), the native paths: per k group, one load of
+  // the tile's columns x g packed elements, one g-element load of A per
+  // row broadcast as a 32-bit pattern, and per row and vector register
+  // one dot-product instruction (vpdpbusd, vdpbf16ps, or pmaddwd + add).
+  // Accumulators are one vector register each (rows x width / chunk).
+  StringRef path = nativePath(*loops);
+  auto emitPackedTile = [&](OpBuilder &builder, Location l, int64_t width,
+                            bool masked) {
+    int64_t chunks = width / chunk;
+    Type i32 = builder.getI32Type(), i16 = builder.getI16Type();
+    auto accType = VectorType::get({chunk}, f32);
+    auto i1Vector = [&](int64_t n) {
+      return VectorType::get({n}, builder.getI1Type());
+    };
+    // Lanes of chunk c that are valid (create_mask clamps to [0, chunk]).
+    SmallVector<Value> masks;
+    Value accZeros, bMask, bZeros;
+    auto bType = VectorType::get({width * group}, operandType);
+    if (masked) {
+      for (int64_t c = 0; c < chunks; ++c)
+        masks.push_back(vector::CreateMaskOp::create(
+            builder, l, i1Vector(chunk),
+            ValueRange{arith::SubIOp::create(builder, l, validLanes,
+                                             index(c * chunk))}));
+      accZeros = arith::ConstantOp::create(
+          builder, l, accType, DenseElementsAttr::get(accType, zeroOf(f32)));
+      bMask = vector::CreateMaskOp::create(
+          builder, l, i1Vector(width * group),
+          ValueRange{arith::MulIOp::create(builder, l, validLanes,
+                                           index(group))});
+      bZeros = arith::ConstantOp::create(
+          builder, l, bType, DenseElementsAttr::get(bType, zeroOf(operandType)));
+    }
+    auto aGroupType = VectorType::get({group}, operandType);
+    Value aGroupZeros = arith::ConstantOp::create(
+        builder, l, aGroupType,
+        DenseElementsAttr::get(aGroupType, zeroOf(operandType)));
+    auto cIndices = [&](OpBuilder &bb, Location bl, Value row, int64_t c) {
+      SmallVector<Value> at(dims);
+      at[loops->m] = row;
+      at[loops->n] = arith::AddIOp::create(bb, bl, dims[loops->n],
+                                           index(c * chunk));
+      return operandIndices(bb, bl, cMap, at);
+    };
+    auto loadC = [&](OpBuilder &bb, Location bl) {
+      SmallVector<Value> loaded;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t cc = 0; cc < chunks; ++cc) {
+          SmallVector<Value> at = cIndices(bb, bl, readRows[i], cc);
+          loaded.push_back(
+              masked ? vector::MaskedLoadOp::create(bb, bl, accType, c, at,
+                                                    masks[cc], accZeros)
+                           .getResult()
+                     : vector::LoadOp::create(bb, bl, accType, c, at)
+                           .getResult());
+        }
+      return loaded;
+    };
+    SmallVector<Value> init;
+    if (fill) {
+      auto start = scf::IfOp::create(
+          builder, l, firstBlock,
+          [&](OpBuilder &bb, Location bl) {
+            Value splat = vector::BroadcastOp::create(bb, bl, accType,
+                                                      fill.getDpsInputs()[0]);
+            scf::YieldOp::create(bb, bl,
+                                 SmallVector<Value>(rows * chunks, splat));
+          },
+          [&](OpBuilder &bb, Location bl) {
+            scf::YieldOp::create(bb, bl, loadC(bb, bl));
+          });
+      init.assign(start.getResults().begin(), start.getResults().end());
+    } else {
+      init = loadC(builder, l);
+    }
+    // One k group: `tail` (when set) is how many of its g elements exist
+    // (the last group of a K that is not a multiple of g; B's padding is
+    // zero, and A's missing elements load as zero so that no garbage,
+    // NaN in bf16, meets it).
+    auto groupStep = [&](OpBuilder &bb, Location bl, Value kq, ValueRange acc,
+                         Value tail) {
+      Value bRow = kq;
+      Value bCol = arith::MulIOp::create(bb, bl, dims[loops->n], index(group));
+      Value bAll =
+          masked ? vector::MaskedLoadOp::create(bb, bl, bType, bFlat,
+                                                ValueRange{bRow, bCol}, bMask,
+                                                bZeros)
+                       .getResult()
+                 : vector::LoadOp::create(bb, bl, bType, bFlat,
+                                          ValueRange{bRow, bCol})
+                       .getResult();
+      SmallVector<Value> bChunks;
+      for (int64_t c = 0; c < chunks; ++c) {
+        Value piece = vector::ExtractStridedSliceOp::create(
+            bb, bl, bAll, ArrayRef<int64_t>{c * chunk * group},
+            ArrayRef<int64_t>{chunk * group}, ArrayRef<int64_t>{1});
+        if (path == "pmaddwd")
+          piece = arith::ExtSIOp::create(
+              bb, bl, VectorType::get({chunk * group}, i16), piece);
+        bChunks.push_back(piece);
+      }
+      Value k = arith::MulIOp::create(bb, bl, kq, index(group));
+      SmallVector<Value> next;
+      for (int64_t i = 0; i < rows; ++i) {
+        SmallVector<Value> point(dims);
+        point[loops->m] = readRows[i];
+        point[loops->reductions.front()] = k;
+        SmallVector<Value> at = operandIndices(bb, bl, aMap, point);
+        Value aGroup =
+            tail ? vector::MaskedLoadOp::create(
+                       bb, bl, aGroupType, a, at,
+                       vector::CreateMaskOp::create(bb, bl, i1Vector(group),
+                                                    ValueRange{tail}),
+                       aGroupZeros)
+                       .getResult()
+                 : vector::LoadOp::create(bb, bl, aGroupType, a, at)
+                       .getResult();
+        // The group as one 32-bit pattern, broadcast to every lane.
+        if (path == "pmaddwd")
+          aGroup = arith::ExtSIOp::create(
+              bb, bl, VectorType::get({group}, i16), aGroup);
+        Value word = vector::ExtractOp::create(
+            bb, bl,
+            vector::BitCastOp::create(bb, bl, VectorType::get({1}, i32),
+                                      aGroup),
+            ArrayRef<int64_t>{0});
+        if (loops->flippedA) // s8 -> u8 in all four bytes: x + 128
+          word = arith::XOrIOp::create(
+              bb, bl, word,
+              arith::ConstantOp::create(
+                  bb, bl, builder.getI32IntegerAttr(int32_t(0x80808080u))));
+        Value splat = vector::BroadcastOp::create(
+            bb, bl, VectorType::get({chunk}, i32), word);
+        Value aVector = vector::BitCastOp::create(
+            bb, bl, cast<VectorType>(bChunks.front().getType()), splat);
+        for (int64_t c = 0; c < chunks; ++c) {
+          Value sum = acc[i * chunks + c];
+          if (path == "vnni") {
+            sum = LLVM::CallIntrinsicOp::create(
+                      bb, bl, accType,
+                      bb.getStringAttr(chunk == 16
+                                           ? "llvm.x86.avx512.vpdpbusd.512"
+                                           : "llvm.x86.avx512.vpdpbusd.256"),
+                      ValueRange{sum, aVector, bChunks[c]})
+                      .getResult(0);
+          } else if (path == "dpbf16") {
+            sum = LLVM::CallIntrinsicOp::create(
+                      bb, bl, accType,
+                      bb.getStringAttr(chunk == 16
+                                           ? "llvm.x86.avx512bf16.dpbf16ps.512"
+                                           : "llvm.x86.avx512bf16.dpbf16ps.256"),
+                      ValueRange{sum, aVector, bChunks[c]})
+                      .getResult(0);
+          } else {
+            Value pairs =
+                LLVM::CallIntrinsicOp::create(
+                    bb, bl, accType,
+                    bb.getStringAttr(chunk == 16 ? "llvm.x86.avx512.pmaddw.d.512"
+                                                 : "llvm.x86.avx2.pmadd.wd"),
+                    ValueRange{aVector, bChunks[c]})
+                    .getResult(0);
+            sum = arith::AddIOp::create(bb, bl, sum, pairs);
+          }
+          next.push_back(sum);
+        }
+      }
+      return next;
+    };
+    // Whole groups of this K block, then the partial last group of K.
+    Value groupBegin = arith::DivUIOp::create(builder, l, k0, index(group));
+    Value groupEnd = arith::DivUIOp::create(builder, l, kEnd, index(group));
+    auto kLoop = scf::ForOp::create(
+        builder, l, groupBegin, groupEnd, one, init,
+        [&](OpBuilder &body, Location bl, Value kq, ValueRange acc) {
+          scf::YieldOp::create(body, bl, groupStep(body, bl, kq, acc, Value()));
+        });
+    SmallVector<Value> results(kLoop.getResults());
+    if (*staticK % group != 0) {
+      Value tail = arith::SubIOp::create(
+          builder, l, kEnd, arith::MulIOp::create(builder, l, groupEnd,
+                                                  index(group)));
+      Value hasTail = arith::CmpIOp::create(
+          builder, l, arith::CmpIPredicate::sgt, tail, zero);
+      auto last = scf::IfOp::create(
+          builder, l, hasTail,
+          [&](OpBuilder &bb, Location bl) {
+            scf::YieldOp::create(bb, bl,
+                                 groupStep(bb, bl, groupEnd, results, tail));
+          },
+          [&](OpBuilder &bb, Location bl) {
+            scf::YieldOp::create(bb, bl, results);
+          });
+      results.assign(last.getResults().begin(), last.getResults().end());
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      auto store = [&, i](OpBuilder &bb, Location bl) {
+        Value row = arith::AddIOp::create(bb, bl, m0, rowIndex[i]);
+        for (int64_t cc = 0; cc < chunks; ++cc) {
+          SmallVector<Value> at = cIndices(bb, bl, row, cc);
+          if (masked)
+            vector::MaskedStoreOp::create(bb, bl, c, at, masks[cc],
+                                          results[i * chunks + cc]);
+          else
+            vector::StoreOp::create(bb, bl, results[i * chunks + cc], c, at);
+        }
+      };
+      if (i == 0) {
+        store(builder, l);
+        continue;
+      }
+      Value valid = arith::CmpIOp::create(
+          builder, l, arith::CmpIPredicate::slt, rowIndex[i], validRows);
+      scf::IfOp::create(builder, l, valid, [&](OpBuilder &bb, Location bl) {
+        store(bb, bl);
+        scf::YieldOp::create(bb, bl);
+      });
+    }
   };
   auto emitTile = [&](OpBuilder &builder, Location l, int64_t width,
                       bool masked) {
+    if (group > 1) {
+      emitPackedTile(builder, l, width, masked);
+      return;
+    }
     auto vectorType = VectorType::get({width}, f32);
     auto operandVectorType = VectorType::get({width}, operandType);
     Value mask, zeros, operandZeros;
@@ -290,11 +708,10 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           ValueRange{validLanes});
       zeros = arith::ConstantOp::create(
           builder, l, vectorType,
-          DenseElementsAttr::get(vectorType, builder.getF32FloatAttr(0.0f)));
+          DenseElementsAttr::get(vectorType, zeroOf(f32)));
       operandZeros = arith::ConstantOp::create(
           builder, l, operandVectorType,
-          DenseElementsAttr::get(operandVectorType,
-                                 builder.getFloatAttr(operandType, 0.0)));
+          DenseElementsAttr::get(operandVectorType, zeroOf(operandType)));
     }
     // Loads of C (f32) and of B (its operand type).
     auto loadAs = [&](OpBuilder &bb, Location bl, Value base,
@@ -324,8 +741,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
               one)});
       wideZeros = arith::ConstantOp::create(
           builder, l, wideType,
-          DenseElementsAttr::get(wideType,
-                                 builder.getFloatAttr(operandType, 0.0)));
+          DenseElementsAttr::get(wideType, zeroOf(operandType)));
       for (int64_t i = 0; i < width; ++i)
         evens.push_back(2 * i);
     }
@@ -391,8 +807,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             sharedB ? sharedB
                     : loadB(body, bl, operandIndices(body, bl, bMap, point));
         Value aVector = sharedA ? sharedA : loadA(body, bl, point);
-        next.push_back(
-            vector::FMAOp::create(body, bl, aVector, bVector, acc[i]));
+        next.push_back(multiplyAdd(body, bl, aVector, bVector, acc[i]));
       }
       return next;
     };
@@ -444,7 +859,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // runs a half-width tile (a 4-lane edge of a 196-wide output costs a
   // 16-lane tile instead of a 32-lane one).
   auto edge = [&](OpBuilder &builder, Location l) {
-    if (lanes % 2 != 0 || lanes / 2 < 4) {
+    if (lanes % 2 != 0 || lanes / 2 < 4 ||
+        (group > 1 && (lanes / 2) % chunk != 0)) {
       emitTile(builder, l, lanes, true);
       return;
     }

@@ -30,7 +30,8 @@ namespace mlir::kiln::cpu {
 // run (`out += a * b` with f32 accumulators; A and B both f32, or both
 // bf16 or f16 and extended to f32 in the body, as kiln-mixed-precision's
 // contractions are: the kernel then loads 16-bit values and converts them
-// to f32 in registers, "convert on load"):
+// to f32 in registers, "convert on load"; or the integer contraction of
+// int8-design.md, i8 x i8 -> i32 with `extsi` operands, `muli`, `addi`):
 //  - lanes `n`: the output's innermost dim; B's innermost index moves with
 //    it one for one (`n`, or `ow + kw` in a direct convolution) or two for
 //    one (`2 * ow + kw`, a stride-2 convolution) and A does not depend on
@@ -50,8 +51,25 @@ struct ContractionLoops {
   bool vectorPerRow = false; // B depends on the row
   int64_t laneStride = 1;    // B elements between lanes: 1 or 2 (stride-2
                              // convolutions read every other column)
-  Type operandType;          // element type of A and B (f32, bf16, f16)
+  Type operandType;          // element type of A and B (f32, bf16, f16, i8)
+  Type accumulatorType;      // f32, or i32 for i8 operands
+  // B packed by the CPU backend's data tiling (DataTiling.h) into groups
+  // of `kGroup` consecutive k per column, [K/g][N][g], read by B's map as
+  // (k floordiv g, n, k mod g); 1 = not packed. A's innermost index is
+  // then k itself, so one group of A is one small contiguous load.
+  int64_t kGroup = 1;
+  // A enters the body as `extui(xori(a, 0x80))`: the signed byte read as
+  // the unsigned byte a + 128 (vpdpbusd multiplies u8 by s8); the data
+  // tiling starts the accumulators at -128 * colsum(B) to compensate.
+  bool flippedA = false;
 };
+
+// The native instruction a contraction's register tiles use, from its
+// operands and B's packing: "vnni" (vpdpbusd, i8 with K quads), "pmaddwd"
+// (i8 sign-extended to i16 pairs, K pairs), "dpbf16" (vdpbf16ps, bf16
+// K pairs), or "convert" (16-bit or 8-bit operands widened in registers
+// and f32 FMAs / i32 multiply-adds); empty for f32.
+llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
@@ -62,9 +80,12 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // register-tiled loop nest with `rows` x `lanes` tiles and K blocks of
 // `kTile` (0: one block). A linalg.fill of the output right before it is
 // folded into the accumulators' start value.
+// `vectorBits` is the target's vector width: packed (native) tiles issue
+// one dot-product instruction per register of that width.
 LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     linalg::LinalgOp op, int64_t rows,
-                                    int64_t lanes, int64_t kTile);
+                                    int64_t lanes, int64_t kTile,
+                                    int64_t vectorBits);
 
 } // namespace mlir::kiln::cpu
 

@@ -1,6 +1,8 @@
 //===- CpuBackend.cpp - The x86-64 target backend -------------------------===//
 #include "compiler/targets/cpu/CpuBackend.h"
 
+#include "compiler/targets/cpu/DataTiling.h"
+
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ObjectEmitter.h"
 
@@ -15,6 +17,14 @@ public:
 
   llvm::StringRef name() const override { return "cpu"; }
 
+  LogicalResult packConstants(ModuleOp module) override {
+    // Packed layouts are read by the register-tile kernels only; with
+    // --codegen=loop-order or scalar the weights stay as they are.
+    if (!config.registerTiles)
+      return success();
+    return packConstantWeights(module, target);
+  }
+
   LogicalResult configureDispatches(ModuleOp dispatches) override {
     cpu::configureDispatches(dispatches, target, config);
     return success();
@@ -22,7 +32,7 @@ public:
 
   FailureOr<SmallVector<KernelInfo>>
   generateKernels(ModuleOp dispatches) override {
-    return cpu::generateKernels(dispatches);
+    return cpu::generateKernels(dispatches, target);
   }
 
   FailureOr<::kiln::artifact::ExecutableSpec>

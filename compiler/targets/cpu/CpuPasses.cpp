@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/targets/cpu/DataTiling.h"
 #include "compiler/targets/cpu/KernelCodegen.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -25,12 +26,14 @@ namespace mlir::kiln::cpu {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_CPULOWERINGCONFIG
 #define GEN_PASS_DEF_CPUCODEGEN
+#define GEN_PASS_DEF_CPUPACKWEIGHTS
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/cpu/Passes.h.inc"
 
 namespace {
 
-LogicalResult configure(ModuleOp module, StringRef cpu, StringRef codegen) {
+FailureOr<TargetChoice> configure(ModuleOp module, StringRef cpu,
+                                  StringRef codegen) {
   std::optional<ConfigOptions> options = parseConfigOptions(codegen);
   if (!options)
     return module.emitError("unknown codegen '")
@@ -40,8 +43,24 @@ LogicalResult configure(ModuleOp module, StringRef cpu, StringRef codegen) {
   if (failed(target))
     return module.emitError(error);
   configureDispatches(module, *target, *options);
-  return success();
+  return target;
 }
+
+class CpuPackWeightsPass
+    : public impl::CpuPackWeightsBase<CpuPackWeightsPass> {
+public:
+  using impl::CpuPackWeightsBase<CpuPackWeightsPass>::CpuPackWeightsBase;
+  void runOnOperation() override {
+    std::string error;
+    FailureOr<TargetChoice> target = resolveTarget(cpu, error);
+    if (failed(target)) {
+      getOperation().emitError(error);
+      return signalPassFailure();
+    }
+    if (failed(packConstantWeights(getOperation(), *target)))
+      signalPassFailure();
+  }
+};
 
 class CpuLoweringConfigPass
     : public impl::CpuLoweringConfigBase<CpuLoweringConfigPass> {
@@ -60,9 +79,11 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(configure(module, cpu, codegen)))
+    FailureOr<TargetChoice> target = configure(module, cpu, codegen);
+    if (failed(target))
       return signalPassFailure();
-    FailureOr<SmallVector<KernelInfo>> kernels = generateKernels(module);
+    FailureOr<SmallVector<KernelInfo>> kernels =
+        generateKernels(module, *target);
     if (failed(kernels))
       return signalPassFailure();
     Builder builder(module.getContext());

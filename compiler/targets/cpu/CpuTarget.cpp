@@ -17,7 +17,8 @@ namespace {
 // Features the runtime can check on the host (runtime/src/cpu_features).
 const char *kCheckable[] = {"sse4.2", "avx",      "avx2",     "fma",
                             "f16c",   "bmi2",     "avx512f",  "avx512bw",
-                            "avx512vl", "avx512dq"};
+                            "avx512vl", "avx512dq", "avx512vnni",
+                            "avxvnni",  "avx512bf16"};
 
 } // namespace
 
@@ -74,6 +75,12 @@ FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
     choice.vectorBits = 256;
   }
   choice.hasFma = info->checkFeatures("+fma");
+  // vpdpbusd: EVEX with AVX-512 (zmm), VEX with AVX-VNNI (ymm).
+  choice.hasVnni = choice.vectorBits >= 512
+                       ? info->checkFeatures("+avx512vnni")
+                       : info->checkFeatures("+avxvnni");
+  choice.hasBf16Dot =
+      choice.vectorBits >= 512 && info->checkFeatures("+avx512bf16");
   return choice;
 }
 

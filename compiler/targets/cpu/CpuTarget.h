@@ -29,6 +29,12 @@ struct TargetChoice {
   int64_t vectorBits = 128;
   int64_t vectorRegisters = 16;
   bool hasFma = false;
+  // Native low-precision dot products the contraction kernels use:
+  // vpdpbusd (u8 x s8 quads summed into i32 lanes) at the vector width
+  // above (AVX512-VNNI for 512 bits, AVX-VNNI for 256), and vdpbf16ps
+  // (bf16 pairs summed into f32 lanes; AVX512-BF16, 512-bit only here).
+  bool hasVnni = false;
+  bool hasBf16Dot = false;
 
   int64_t f32Lanes() const { return vectorBits / 32; }
   // "avx512", "avx2" or "sse" (for dumps and lit tests).

@@ -610,7 +610,8 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
 
 } // namespace
 
-FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
+FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
+                                                   const TargetChoice &target) {
   SmallVector<func::FuncOp> dispatches;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func->hasAttr("kiln.dispatch"))
@@ -643,12 +644,28 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
       return failure();
     int64_t marked = 0;
     if (config->strategy == Strategy::Contraction) {
-      kernel->walk([&](linalg::LinalgOp op) {
-        if (succeeded(matchContraction(op))) {
-          op->setAttr(kRegisterTileAttr, UnitAttr::get(op->getContext()));
-          ++marked;
+      WalkResult walk = kernel->walk([&](linalg::LinalgOp op) {
+        FailureOr<ContractionLoops> loops = matchContraction(op);
+        if (failed(loops))
+          return WalkResult::advance();
+        // A packed B needs the target's instruction for its layout.
+        StringRef path = nativePath(*loops);
+        bool supported = path == "vnni"      ? target.hasVnni
+                         : path == "dpbf16"  ? target.hasBf16Dot
+                         : path == "pmaddwd" ? target.vectorBits >= 256
+                                             : true;
+        if (!supported) {
+          op->emitOpError("reads B packed for the '")
+              << path << "' path, which CPU '" << target.cpu
+              << "' has no instruction for";
+          return WalkResult::interrupt();
         }
+        op->setAttr(kRegisterTileAttr, UnitAttr::get(op->getContext()));
+        ++marked;
+        return WalkResult::advance();
       });
+      if (walk.wasInterrupted())
+        return failure();
       if (marked == 0)
         return kernel->emitError("the lowering config asks for register "
                                  "tiles but the dispatch has no f32 "
@@ -674,7 +691,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module) {
       for (linalg::LinalgOp op : contractions)
         if (failed(emitContractionKernel(rewriter, op, config->tileRows,
                                          config->tileLanes,
-                                         config->reductionTile)))
+                                         config->reductionTile,
+                                         target.vectorBits)))
           return failure();
     }
     FailureOr<int64_t> scratchPerWorkgroup = planScratch(*kernel);

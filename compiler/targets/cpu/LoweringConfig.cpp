@@ -44,7 +44,7 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
     if (operandType && !operandType.isF32()) {
       entries.push_back(
           b.getNamedAttr("operand_type", TypeAttr::get(operandType)));
-      entries.push_back(b.getNamedAttr("native", b.getStringAttr("convert")));
+      entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
     }
   }
   return b.getDictionaryAttr(entries);
@@ -351,6 +351,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     lanes /= 2;
   config.strategy = Strategy::Contraction;
   config.operandType = loops->operandType;
+  config.native = nativePath(*loops).str();
   config.tileRows = rows;
   config.tileLanes = lanes;
   // K blocks whose B sub-panel (kc x lanes elements) takes about half of a

@@ -8,10 +8,14 @@
 //    register_tile = array<i64: 8, 32>,     // rows x f32 lanes per tile
 //    reduction_tile = 128}                  // K block (0 = whole K)
 //
-// A contraction of 16-bit operands (kiln-mixed-precision) also says so and
-// which kernel path it takes: `operand_type = bf16, native = "convert"`
-// (16-bit loads extended to f32 in registers, f32 FMAs; the only path
-// today: no vdpbf16ps, AMX or AVX512-FP16 kernels yet).
+// A contraction of 16-bit operands (kiln-mixed-precision) or i8 ones
+// (integer contractions) also says so and which kernel path it takes:
+// `operand_type = i8, native = "vnni"` (vpdpbusd on K-quad-packed B),
+// `native = "pmaddwd"` (i8 widened to i16, K-pair-packed B),
+// `operand_type = bf16, native = "dpbf16"` (vdpbf16ps on K-pair-packed
+// B), or `native = "convert"` (operands widened in registers, f32 FMAs or
+// i32 multiply-adds). The path follows from the dispatch's IR (B's packed
+// layout, DataTiling.h); the attribute reports it.
 //
 // Strategies:
 //  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
@@ -53,10 +57,11 @@ struct LoweringConfig {
   int64_t tileLanes = 0;
   // Contraction only: K block kept in L1 per register-tile pass (0: all).
   int64_t reductionTile = 0;
-  // Contraction only: A and B's element type when not f32 (reported in
-  // the attribute with the path, "convert"; the kernel reads the type
-  // from the operands).
+  // Contraction only: A and B's element type when not f32, and the kernel
+  // path (ContractionKernel.h's nativePath), both reported in the
+  // attribute; the kernel reads both from the IR.
   Type operandType;
+  std::string native;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.

@@ -30,6 +30,38 @@ def CpuLoweringConfig : Pass<"kiln-cpu-lowering-config", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuPackWeights : Pass<"kiln-cpu-pack-weights", "::mlir::ModuleOp"> {
+  let summary = "Pack constant contraction weights into the layout of the "
+                "target's dot-product instructions (data tiling)";
+  let description = [{
+    Runs on a whole module after dispatch formation (the host function and
+    its dispatches). A contraction whose B operand (the weights: `[K, N]`,
+    lanes along N) is a dispatch argument that every call passes a
+    constant for gets B repacked at compile time into the layout the
+    target's native instruction reads, and the dispatch's generic reads it
+    through `(k floordiv g, n, k mod g)`:
+      - i8 with AVX512-VNNI / AVX-VNNI: K quads `[K/4][N][4]` (K
+        zero-padded), A flipped to unsigned in the body and the
+        accumulators started at `-128 * colsum(B)` (one more constant,
+        `tensor<N x i32>`, passed after the others);
+      - i8 with AVX2 but no VNNI: K pairs `[K/2][N][2]` (sign-extended to
+        i16 and summed by pmaddwd);
+      - bf16 with AVX512-BF16: K pairs `[K/2][N][2]` (vdpbf16ps).
+    Everything else (f32, no native instruction, B computed at run time)
+    is left alone.
+
+    Example: `kiln-opt --kiln-cpu-pack-weights=cpu=znver4 model.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU: native, x86-64-v3, x86-64-v4 or an LLVM CPU name">,
+  ];
+}
+
 def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
   let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
   let description = [{

@@ -1,0 +1,320 @@
+//===- DataTiling.cpp - Constant weights packed for dot products ----------===//
+#include "compiler/targets/cpu/DataTiling.h"
+
+#include "compiler/targets/cpu/ContractionKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+// How B is packed for one contraction.
+struct Packing {
+  int64_t group = 1;  // k values per column group (2 or 4)
+  bool flipA = false; // vpdpbusd: A read as unsigned, correction constant
+};
+
+// A contraction whose constant B gets packed.
+struct Candidate {
+  linalg::LinalgOp op;
+  ContractionLoops loops;
+  unsigned argIndex; // B's dispatch argument
+  Packing packing;
+};
+
+std::optional<Packing> choosePacking(const ContractionLoops &loops,
+                                     const TargetChoice &target) {
+  if (loops.operandType.isInteger(8)) {
+    if (target.hasVnni)
+      return Packing{4, true};
+    // Without VNNI: i8 sign-extended to i16 and pairs summed by pmaddwd,
+    // exact (|a * b| <= 2^14, two of them fit in i32), unlike pmaddubsw,
+    // whose i16 pair sums saturate.
+    if (target.vectorBits >= 256)
+      return Packing{2, false};
+    return std::nullopt;
+  }
+  if (loops.operandType.isBF16() && target.hasBf16Dot)
+    return Packing{2, false};
+  return std::nullopt;
+}
+
+std::optional<Candidate> findCandidate(func::FuncOp dispatch,
+                                       const TargetChoice &target) {
+  std::optional<Candidate> found;
+  Block &entry = dispatch.getBody().front();
+  dispatch.walk([&](linalg::LinalgOp op) {
+    if (found)
+      return WalkResult::interrupt();
+    FailureOr<ContractionLoops> loops = matchContraction(op);
+    if (failed(loops) || loops->kGroup != 1 || loops->laneStride != 1 ||
+        loops->reductions.size() != 1 || loops->vectorPerRow ||
+        !loops->scalarPerRow)
+      return WalkResult::advance();
+    std::optional<Packing> packing = choosePacking(*loops, target);
+    if (!packing)
+      return WalkResult::advance();
+    OpOperand *bOperand = op.getDpsInputOperand(loops->rhs);
+    auto arg = dyn_cast<BlockArgument>(bOperand->get());
+    if (!arg || arg.getOwner() != &entry || !arg.hasOneUse())
+      return WalkResult::advance();
+    auto bType = dyn_cast<RankedTensorType>(arg.getType());
+    if (!bType || bType.getRank() != 2 || !bType.hasStaticShape())
+      return WalkResult::advance();
+    unsigned k = loops->reductions.front();
+    MLIRContext *ctx = op.getContext();
+    AffineMap bMap = op.getMatchingIndexingMap(bOperand);
+    if (bMap.getResult(0) != getAffineDimExpr(k, ctx) ||
+        bMap.getResult(1) != getAffineDimExpr(loops->n, ctx))
+      return WalkResult::advance();
+    AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(loops->lhs));
+    if (aMap.getNumResults() == 0 ||
+        aMap.getResults().back() != getAffineDimExpr(k, ctx))
+      return WalkResult::advance();
+    found = Candidate{op, *loops, arg.getArgNumber(), *packing};
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+// The bytes of a constant, row-major.
+std::optional<std::vector<uint8_t>> rawBytes(ElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  uint64_t width = type.getElementTypeBitWidth() / 8;
+  uint64_t size = width * type.getNumElements();
+  std::vector<uint8_t> bytes(size);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      if (raw.size() < width)
+        return std::nullopt;
+      for (uint64_t offset = 0; offset < size; offset += width)
+        std::memcpy(bytes.data() + offset, raw.data(), width);
+    } else {
+      if (raw.size() != size)
+        return std::nullopt;
+      std::memcpy(bytes.data(), raw.data(), size);
+    }
+    return bytes;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != size)
+      return std::nullopt;
+    std::memcpy(bytes.data(), blob->getData().data(), size);
+    return bytes;
+  }
+  return std::nullopt;
+}
+
+// The packed constant (and, for vpdpbusd, the -128 * colsum(B)
+// correction) of one B constant.
+struct PackedConstant {
+  Value packed;
+  Value correction;
+};
+
+FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
+                                       const Packing &packing) {
+  auto attr = cast<ElementsAttr>(constant.getValue());
+  auto type = cast<RankedTensorType>(attr.getType());
+  std::optional<std::vector<uint8_t>> bytes = rawBytes(attr);
+  if (!bytes)
+    return constant.emitOpError("weights cannot be read for packing");
+  int64_t K = type.getDimSize(0), N = type.getDimSize(1);
+  int64_t g = packing.group;
+  int64_t groups = (K + g - 1) / g;
+  uint64_t width = type.getElementTypeBitWidth() / 8;
+  auto packedType =
+      RankedTensorType::get({groups, N, g}, type.getElementType());
+  // packed[q][n][j] = B[q * g + j][n], zero past K.
+  std::vector<char> packed(groups * N * g * width, 0);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      std::memcpy(&packed[((k / g * N + n) * g + k % g) * width],
+                  &(*bytes)[(k * N + n) * width], width);
+  OpBuilder builder(constant);
+  Location loc = constant.getLoc();
+  PackedConstant result;
+  result.packed = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::getFromRawBuffer(packedType, packed));
+  if (packing.flipA) {
+    std::vector<int32_t> correction(N, 0);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        correction[n] -= 128 * static_cast<int8_t>((*bytes)[k * N + n]);
+    auto correctionType =
+        RankedTensorType::get({N}, builder.getIntegerType(32));
+    result.correction = arith::ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(correctionType, ArrayRef<int32_t>(correction)));
+  }
+  return result;
+}
+
+bool isZeroFill(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getDpsInputs()[0], m_Zero());
+}
+
+// Rewrites the dispatch: B's argument takes the packed type, the
+// contraction becomes a generic over it (A flipped for vpdpbusd, whose
+// accumulators then start at the correction, the new last argument).
+void rewriteDispatch(func::FuncOp dispatch, const Candidate &candidate,
+                     RankedTensorType packedType) {
+  linalg::LinalgOp op = candidate.op;
+  const ContractionLoops &loops = candidate.loops;
+  const Packing &packing = candidate.packing;
+  MLIRContext *ctx = dispatch.getContext();
+  Block &entry = dispatch.getBody().front();
+  Location loc = op.getLoc();
+  entry.getArgument(candidate.argIndex).setType(packedType);
+  Value correction;
+  if (packing.flipA)
+    correction = entry.addArgument(
+        RankedTensorType::get({packedType.getDimSize(1)},
+                              IntegerType::get(ctx, 32)),
+        dispatch.getLoc());
+  dispatch.setFunctionType(FunctionType::get(
+      ctx, entry.getArgumentTypes(), dispatch.getResultTypes()));
+
+  OpBuilder builder(op);
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  if (correction) {
+    // Accumulators start at -128 * colsum(B), broadcast along the rows.
+    int64_t rank = initType.getRank();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap lanes = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    bool fresh = isZeroFill(init);
+    Value dest = fresh ? init.getDefiningOp<linalg::FillOp>().getDpsInits()[0]
+                       : init;
+    init = linalg::GenericOp::create(
+               builder, loc, initType, ValueRange{correction}, ValueRange{dest},
+               ArrayRef<AffineMap>{lanes, identity}, parallel,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value start = fresh ? args[0]
+                                     : arith::AddIOp::create(b, l, args[1],
+                                                             args[0])
+                                           .getResult();
+                 linalg::YieldOp::create(b, l, start);
+               })
+               .getResult(0);
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineExpr k = getAffineDimExpr(loops.reductions.front(), ctx);
+  AffineExpr n = getAffineDimExpr(loops.n, ctx);
+  maps[loops.rhs] = AffineMap::get(op.getNumLoops(), 0,
+                                   {k.floorDiv(packing.group), n,
+                                    k % packing.group},
+                                   ctx);
+  SmallVector<Value> inputs(op.getDpsInputs());
+  Type accType = initType.getElementType();
+  auto generic = linalg::GenericOp::create(
+      builder, loc, initType, inputs, ValueRange{init}, maps,
+      op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value x = args[loops.lhs], y = args[loops.rhs], acc = args[2];
+        Value sum;
+        if (isa<FloatType>(accType)) {
+          x = arith::ExtFOp::create(b, l, accType, x);
+          y = arith::ExtFOp::create(b, l, accType, y);
+          sum = arith::AddFOp::create(b, l, acc,
+                                      arith::MulFOp::create(b, l, x, y));
+        } else {
+          if (packing.flipA) {
+            Value bias = arith::ConstantOp::create(
+                b, l, b.getIntegerAttr(b.getI8Type(), -128));
+            x = arith::ExtUIOp::create(b, l, accType,
+                                       arith::XOrIOp::create(b, l, x, bias));
+          } else {
+            x = arith::ExtSIOp::create(b, l, accType, x);
+          }
+          y = arith::ExtSIOp::create(b, l, accType, y);
+          sum = arith::AddIOp::create(b, l, acc,
+                                      arith::MulIOp::create(b, l, x, y));
+        }
+        linalg::YieldOp::create(b, l, sum);
+      });
+  auto oldFill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  op->getResult(0).replaceAllUsesWith(generic.getResult(0));
+  op->erase();
+  // The zero fill the correction replaced.
+  if (oldFill && oldFill->use_empty())
+    oldFill->erase();
+}
+
+} // namespace
+
+LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
+  SmallVector<func::FuncOp> dispatches;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr("kiln.dispatch"))
+      dispatches.push_back(func);
+  // A constant read by several packed dispatches is packed once.
+  DenseMap<Operation *, PackedConstant> packedOf;
+  SmallVector<arith::ConstantOp> originals;
+  for (func::FuncOp dispatch : dispatches) {
+    std::optional<Candidate> candidate = findCandidate(dispatch, target);
+    if (!candidate)
+      continue;
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(dispatch, module);
+    if (!uses || uses->empty())
+      continue;
+    // Every call must pass a constant B.
+    SmallVector<std::pair<func::CallOp, arith::ConstantOp>> calls;
+    bool allConstant = true;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      auto constant =
+          call ? call.getOperand(candidate->argIndex)
+                     .getDefiningOp<arith::ConstantOp>()
+               : arith::ConstantOp();
+      if (!constant || !isa<ElementsAttr>(constant.getValue())) {
+        allConstant = false;
+        break;
+      }
+      calls.push_back({call, constant});
+    }
+    if (!allConstant)
+      continue;
+    for (auto [call, constant] : calls) {
+      auto it = packedOf.find(constant);
+      if (it == packedOf.end()) {
+        FailureOr<PackedConstant> packed =
+            packConstant(constant, candidate->packing);
+        if (failed(packed))
+          return failure();
+        it = packedOf.try_emplace(constant, *packed).first;
+        originals.push_back(constant);
+      }
+      call->setOperand(candidate->argIndex, it->second.packed);
+      if (it->second.correction)
+        call->insertOperands(call->getNumOperands(),
+                             ValueRange{it->second.correction});
+    }
+    rewriteDispatch(dispatch, *candidate,
+                    cast<RankedTensorType>(
+                        packedOf.find(calls.front().second)->second.packed
+                            .getType()));
+  }
+  // The unpacked weights are gone unless something else reads them.
+  for (arith::ConstantOp constant : originals)
+    if (constant->use_empty())
+      constant->erase();
+  return success();
+}
+
+} // namespace mlir::kiln::cpu

@@ -1,0 +1,130 @@
+/* Runs int8 contraction kernels that kiln-opt --kiln-cpu-codegen generated
+ * (linked into a shared object) through the kernel ABI and checks every
+ * output element against an exact integer matmul computed here.
+ *
+ *   run_int8_kernels KERNELS.so NAME:LAYOUT:M:K:N ...
+ *
+ * LAYOUT says how the dispatch takes B (compiler/targets/cpu/DataTiling.h):
+ *   plain  A[M][K], B[K][N]                      -> C[M][N] (i32)
+ *   pair   A[M][K], B packed [ceil(K/2)][N][2]   -> C
+ *   quad   A[M][K], B packed [ceil(K/4)][N][4], -128 * colsum(B) [N] -> C
+ * Packing here follows the documented layout (K zero-padded); the packer
+ * itself is checked by FileCheck on its constants. A and B are
+ * pseudo-random bytes that include -128 and 127, so the u8 flip and the
+ * widest products are exercised. Prints "NAME: ok" or the first
+ * mismatches, and exits non-zero on any failure. */
+#include "kiln/kernel_abi.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t state = 12345u;
+static int8_t next_byte(void) {
+  state = state * 1664525u + 1013904223u;
+  return (int8_t)(state >> 24);
+}
+
+static int run(const kiln_cpu_library* table, const char* spec) {
+  char name[128], layout[16];
+  long m, k, n;
+  if (sscanf(spec, "%127[^:]:%15[^:]:%ld:%ld:%ld", name, layout, &m, &k, &n) !=
+      5) {
+    fprintf(stderr, "bad kernel spec '%s'\n", spec);
+    return 1;
+  }
+  const kiln_kernel_info* kernel = NULL;
+  for (uint32_t i = 0; i < table->kernel_count; ++i)
+    if (strcmp(table->kernels[i].name, name) == 0) kernel = &table->kernels[i];
+  if (!kernel) {
+    fprintf(stderr, "%s: no such kernel\n", name);
+    return 1;
+  }
+  int group = strcmp(layout, "quad") == 0 ? 4 : strcmp(layout, "pair") == 0 ? 2 : 1;
+  long groups = (k + group - 1) / group;
+  int8_t* a = malloc(m * k);
+  int8_t* b = malloc(k * n);
+  int8_t* packed = calloc(groups * n * group, 1);
+  int32_t* correction = calloc(n, sizeof(int32_t));
+  int32_t* c = malloc(m * n * sizeof(int32_t));
+  int32_t* expected = calloc(m * n, sizeof(int32_t));
+  for (long i = 0; i < m * k; ++i) a[i] = next_byte();
+  for (long i = 0; i < k * n; ++i) b[i] = next_byte();
+  a[0] = -128;
+  b[0] = -128;
+  if (m * k > 1) a[1] = 127;
+  if (k > 1) b[n] = 127;
+  for (long i = 0; i < m; ++i)
+    for (long j = 0; j < n; ++j)
+      for (long p = 0; p < k; ++p)
+        expected[i * n + j] += (int32_t)a[i * k + p] * (int32_t)b[p * n + j];
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j) {
+      packed[((p / group) * n + j) * group + p % group] = b[p * n + j];
+      correction[j] -= 128 * b[p * n + j];
+    }
+  memset(c, 0x5a, m * n * sizeof(int32_t)); /* every element must be written */
+  void* bindings[4];
+  uint64_t sizes[4];
+  uint32_t count = 0;
+  bindings[count] = a, sizes[count++] = m * k;
+  if (group == 1)
+    bindings[count] = b, sizes[count++] = k * n;
+  else
+    bindings[count] = packed, sizes[count++] = groups * n * group;
+  if (group == 4) bindings[count] = correction, sizes[count++] = n * 4;
+  bindings[count] = c, sizes[count++] = m * n * 4;
+  if (count != kernel->binding_count) {
+    fprintf(stderr, "%s: layout %s has %u bindings, the kernel %u\n", name,
+            layout, count, kernel->binding_count);
+    return 1;
+  }
+  kiln_dispatch_state s;
+  s.bindings = bindings;
+  s.binding_sizes = sizes;
+  s.push_constants = NULL;
+  memcpy(s.workgroup_count, kernel->workgroup_count, sizeof(s.workgroup_count));
+  s.binding_count = count;
+  s.push_constant_count = 0;
+  for (uint32_t z = 0; z < s.workgroup_count[2]; ++z)
+    for (uint32_t y = 0; y < s.workgroup_count[1]; ++y)
+      for (uint32_t x = 0; x < s.workgroup_count[0]; ++x) {
+        int32_t status = kernel->function(&s, x, y, z);
+        if (status != 0) {
+          fprintf(stderr, "%s: kernel returned %d\n", name, status);
+          return 1;
+        }
+      }
+  long bad = 0;
+  for (long i = 0; i < m * n; ++i)
+    if (c[i] != expected[i] && bad++ < 5)
+      printf("%s: C[%ld][%ld] = %d, expected %d\n", name, i / n, i % n, c[i],
+             expected[i]);
+  if (bad == 0) printf("%s: ok (%ldx%ldx%ld %s)\n", name, m, k, n, layout);
+  free(a), free(b), free(packed), free(correction), free(c), free(expected);
+  return bad != 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s KERNELS.so NAME:LAYOUT:M:K:N ...\n", argv[0]);
+    return 2;
+  }
+  void* library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    fprintf(stderr, "%s\n", dlerror());
+    return 1;
+  }
+  kiln_cpu_library_query_fn query = (kiln_cpu_library_query_fn)dlsym(
+      library, KILN_CPU_LIBRARY_QUERY_SYMBOL);
+  const kiln_cpu_library* table = query ? query(KILN_CPU_ABI_VERSION) : NULL;
+  if (!table) {
+    fprintf(stderr, "no kernel table\n");
+    return 1;
+  }
+  int failures = 0;
+  for (int i = 2; i < argc; ++i) failures += run(table, argv[i]);
+  return failures != 0;
+}
