@@ -481,8 +481,19 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // one dot-product instruction (vpdpbusd, vdpbf16ps, or pmaddwd + add).
   // Accumulators are one vector register each (rows x width / chunk).
   StringRef path = nativePath(*loops);
+  // `wholeRows`: every row of the tile is valid, so rows are read at
+  // m0 + i (constant offsets from one address) rather than clamped.
   auto emitPackedTile = [&](OpBuilder &builder, Location l, int64_t width,
-                            bool masked) {
+                            bool masked, bool wholeRows) {
+    SmallVector<Value> aRows(readRows);
+    if (wholeRows)
+      for (int64_t i = 0; i < rows; ++i)
+        aRows[i] = arith::AddIOp::create(builder, l, m0, rowIndex[i]);
+    auto flipType = VectorType::get({chunk}, builder.getI32Type());
+    Value flipBits = arith::ConstantOp::create(
+        builder, l, flipType,
+        DenseElementsAttr::get(
+            flipType, builder.getI32IntegerAttr(int32_t(0x80808080u))));
     int64_t chunks = width / chunk;
     Type i32 = builder.getI32Type(), i16 = builder.getI16Type();
     auto accType = VectorType::get({chunk}, f32);
@@ -523,7 +534,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       SmallVector<Value> loaded;
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t cc = 0; cc < chunks; ++cc) {
-          SmallVector<Value> at = cIndices(bb, bl, readRows[i], cc);
+          SmallVector<Value> at = cIndices(bb, bl, aRows[i], cc);
           loaded.push_back(
               masked ? vector::MaskedLoadOp::create(bb, bl, accType, c, at,
                                                     masks[cc], accZeros)
@@ -580,7 +591,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         SmallVector<Value> point(dims);
-        point[loops->m] = readRows[i];
+        point[loops->m] = aRows[i];
         point[loops->reductions.front()] = k;
         SmallVector<Value> at = operandIndices(bb, bl, aMap, point);
         Value aGroup =
@@ -596,18 +607,14 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         if (path == "pmaddwd")
           aGroup = arith::ExtSIOp::create(
               bb, bl, VectorType::get({group}, i16), aGroup);
-        Value word = vector::ExtractOp::create(
-            bb, bl,
-            vector::BitCastOp::create(bb, bl, VectorType::get({1}, i32),
-                                      aGroup),
-            ArrayRef<int64_t>{0});
-        if (loops->flippedA) // s8 -> u8 in all four bytes: x + 128
-          word = arith::XOrIOp::create(
-              bb, bl, word,
-              arith::ConstantOp::create(
-                  bb, bl, builder.getI32IntegerAttr(int32_t(0x80808080u))));
+        // Broadcast in the vector unit (a broadcast load), then flip s8
+        // to u8 in every byte (x + 128) with one vector xor.
+        Value word = vector::BitCastOp::create(
+            bb, bl, VectorType::get({1}, i32), aGroup);
         Value splat = vector::BroadcastOp::create(
             bb, bl, VectorType::get({chunk}, i32), word);
+        if (loops->flippedA)
+          splat = arith::XOrIOp::create(bb, bl, splat, flipBits);
         Value aVector = vector::BitCastOp::create(
             bb, bl, cast<VectorType>(bChunks.front().getType()), splat);
         for (int64_t c = 0; c < chunks; ++c) {
@@ -696,7 +703,22 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   auto emitTile = [&](OpBuilder &builder, Location l, int64_t width,
                       bool masked) {
     if (group > 1) {
-      emitPackedTile(builder, l, width, masked);
+      if (rows == 1) {
+        emitPackedTile(builder, l, width, masked, true);
+        return;
+      }
+      Value wholeRows = arith::CmpIOp::create(
+          builder, l, arith::CmpIPredicate::eq, validRows, index(rows));
+      scf::IfOp::create(
+          builder, l, wholeRows,
+          [&](OpBuilder &bb, Location bl) {
+            emitPackedTile(bb, bl, width, masked, true);
+            scf::YieldOp::create(bb, bl);
+          },
+          [&](OpBuilder &bb, Location bl) {
+            emitPackedTile(bb, bl, width, masked, false);
+            scf::YieldOp::create(bb, bl);
+          });
       return;
     }
     auto vectorType = VectorType::get({width}, f32);

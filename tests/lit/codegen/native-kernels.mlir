@@ -20,7 +20,7 @@
 // KERNEL-LABEL: llvm.func internal @dispatch_0_impl(
 // KERNEL: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> vector<128xi8>
 // KERNEL: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> vector<4xi8>
-// KERNEL: llvm.xor %{{.*}}, %{{.*}} : i32
+// KERNEL: llvm.xor %{{.*}}, %{{.*}} : vector<16xi32>
 // KERNEL-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // KERNEL-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<16xi32>, !llvm.ptr
 // K = 130 is not a multiple of 4: the last group loads A masked.

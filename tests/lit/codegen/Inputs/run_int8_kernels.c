@@ -2,7 +2,7 @@
  * (linked into a shared object) through the kernel ABI and checks every
  * output element against an exact integer matmul computed here.
  *
- *   run_int8_kernels KERNELS.so NAME:LAYOUT:M:K:N ...
+ *   run_int8_kernels [--repeat R] KERNELS.so NAME:LAYOUT:M:K:N ...
  *
  * LAYOUT says how the dispatch takes B (compiler/targets/cpu/DataTiling.h):
  *   plain  A[M][K], B[K][N]                      -> C[M][N] (i32)
@@ -12,7 +12,9 @@
  * itself is checked by FileCheck on its constants. A and B are
  * pseudo-random bytes that include -128 and 127, so the u8 flip and the
  * widest products are exercised. Prints "NAME: ok" or the first
- * mismatches, and exits non-zero on any failure. */
+ * mismatches, and exits non-zero on any failure. With --repeat R it then
+ * runs each kernel R more times on one thread and prints its speed (a
+ * figure for design.md, not a test). */
 #include "kiln/kernel_abi.h"
 
 #include <dlfcn.h>
@@ -20,6 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static long repeat = 0;
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static uint32_t state = 12345u;
 static int8_t next_byte(void) {
@@ -88,15 +99,24 @@ static int run(const kiln_cpu_library* table, const char* spec) {
   memcpy(s.workgroup_count, kernel->workgroup_count, sizeof(s.workgroup_count));
   s.binding_count = count;
   s.push_constant_count = 0;
-  for (uint32_t z = 0; z < s.workgroup_count[2]; ++z)
-    for (uint32_t y = 0; y < s.workgroup_count[1]; ++y)
-      for (uint32_t x = 0; x < s.workgroup_count[0]; ++x) {
-        int32_t status = kernel->function(&s, x, y, z);
-        if (status != 0) {
-          fprintf(stderr, "%s: kernel returned %d\n", name, status);
-          return 1;
+  double start = 0;
+  for (long r = 0; r <= repeat; ++r) {
+    if (r == 1) start = now_seconds();
+    for (uint32_t z = 0; z < s.workgroup_count[2]; ++z)
+      for (uint32_t y = 0; y < s.workgroup_count[1]; ++y)
+        for (uint32_t x = 0; x < s.workgroup_count[0]; ++x) {
+          int32_t status = kernel->function(&s, x, y, z);
+          if (status != 0) {
+            fprintf(stderr, "%s: kernel returned %d\n", name, status);
+            return 1;
+          }
         }
-      }
+  }
+  if (repeat > 0) {
+    double seconds = (now_seconds() - start) / repeat;
+    printf("%s: %.3f ms per run, %.1f GOPS (1 thread)\n", name,
+           seconds * 1e3, 2.0 * m * n * k / seconds * 1e-9);
+  }
   long bad = 0;
   for (long i = 0; i < m * n; ++i)
     if (c[i] != expected[i] && bad++ < 5)
@@ -108,11 +128,17 @@ static int run(const kiln_cpu_library* table, const char* spec) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s KERNELS.so NAME:LAYOUT:M:K:N ...\n", argv[0]);
+  int first = 1;
+  if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
+    repeat = atol(argv[2]);
+    first = 3;
+  }
+  if (argc < first + 2) {
+    fprintf(stderr, "usage: %s [--repeat R] KERNELS.so NAME:LAYOUT:M:K:N ...\n",
+            argv[0]);
     return 2;
   }
-  void* library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(argv[first], RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     fprintf(stderr, "%s\n", dlerror());
     return 1;
@@ -125,6 +151,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   int failures = 0;
-  for (int i = 2; i < argc; ++i) failures += run(table, argv[i]);
+  for (int i = first + 1; i < argc; ++i) failures += run(table, argv[i]);
   return failures != 0;
 }
