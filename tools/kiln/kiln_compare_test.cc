@@ -21,6 +21,7 @@ namespace {
 const std::string kClassifier = "tools/kiln/tiny_classifier.kiln";
 const std::string kPerturbed = "tools/kiln/tiny_classifier_perturbed.kiln";
 const std::string kFp16 = "tools/kiln/tiny_classifier_fp16.kiln";
+const std::string kBf16 = "tools/kiln/tiny_classifier_bf16.kiln";
 
 // The number after `"key": ` in the JSON report (the first occurrence after
 // `from`), NaN when absent.
@@ -173,6 +174,18 @@ TEST(KilnCompareCompiledTest, AnFp16BuildStaysClose) {
   EXPECT_GT(JsonField(r.output, "cosine"), 0.9999) << r.output;
   EXPECT_GT(JsonField(r.output, "max_abs_error"), 0) << r.output;  // 16 bits do round
   EXPECT_LT(JsonField(r.output, "max_abs_error"), 1e-3) << r.output;
+  EXPECT_EQ(JsonField(r.output, "agree"), 16) << r.output;
+}
+
+// Built for baseline x86-64 (no AVX512-BF16): it must load and run (its
+// bf16 relu and max pool once called compiler-rt's __truncsfbf2) and stay
+// within bf16's rounding of the fp32 build.
+TEST(KilnCompareCompiledTest, ABf16BuildForAnyX86LoadsAndStaysClose) {
+  CommandResult r = RunKiln("compare " + kClassifier + " " + kBf16 + " --samples 16 --min-cosine 0.999 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(JsonField(r.output, "cosine"), 0.999) << r.output;
+  EXPECT_GT(JsonField(r.output, "max_abs_error"), 0) << r.output;
+  EXPECT_LT(JsonField(r.output, "max_abs_error"), 0.01) << r.output;
   EXPECT_EQ(JsonField(r.output, "agree"), 16) << r.output;
 }
 

@@ -721,6 +721,16 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   pm.addPass(createCSEPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  // bf16 arithmetic outside the contraction kernels (a bf16 region's relu,
+  // max pooling, bias adds) computes in f32 and rounds back, which the
+  // expansion below turns into integer bit operations. Left to LLVM, bf16
+  // arithmetic on a CPU without AVX512-BF16 rounds by calling compiler-rt's
+  // __truncsfbf2, which the kernels are not linked with (the artifact
+  // would not load). Math functions on 16-bit floats likewise run in f32.
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulateBf16;
+  emulateBf16.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulateBf16));
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(module)))
     return failure();
