@@ -189,6 +189,17 @@ TEST(KilnCompareCompiledTest, ABf16BuildForAnyX86LoadsAndStaysClose) {
   EXPECT_EQ(JsonField(r.output, "agree"), 16) << r.output;
 }
 
+// Edge tiles of bf16 contractions on AVX2 move their bf16 rows as i16
+// (LLVM scalarizes masked bf16 moves through __truncsfbf2 there).
+TEST(KilnCompareCompiledTest, ABf16BuildWithEdgeTilesForAvx2LoadsAndStaysClose) {
+  // Runs only where AVX2 and FMA are (the artifact says so; CI machines have them).
+  CommandResult r = RunKiln("compare tools/kiln/small_cnn_v3_fp32.kiln tools/kiln/small_cnn_v3_bf16.kiln "
+                            "--samples 8 --min-cosine 0.999 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(JsonField(r.output, "cosine"), 0.999) << r.output;
+  EXPECT_GT(JsonField(r.output, "max_abs_error"), 0) << r.output;
+}
+
 void ExpectFailure(const std::string& args, int code, const std::string& message) {
   CommandResult r = RunKiln(args);
   EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;

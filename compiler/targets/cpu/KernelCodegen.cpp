@@ -608,6 +608,65 @@ void emitAbi(ModuleOp module, ArrayRef<KernelInfo> kernels) {
   }
 }
 
+/// Loads and stores of bf16 (scalars and vectors, masked or not) become
+/// i16 ones: the same bits. Without AVX512-BF16, LLVM has no legal bf16
+/// moves: it scalarizes masked ones, and the optimizer turns the integer
+/// rounding of a bf16 result into a select on bf16 vectors before a store;
+/// both lower through compiler-rt's __truncsfbf2, which kernels are not
+/// linked with (the artifact would not load). With i16 memory accesses the
+/// bf16 values are only bitcasts that cancel.
+void bf16MovesAsI16(ModuleOp module) {
+  module.walk([](Operation *op) {
+    OpBuilder b(op);
+    auto asI16 = [&](Type type) -> Type {
+      if (type.isBF16())
+        return b.getI16Type();
+      auto vector = dyn_cast<VectorType>(type);
+      if (!vector || !vector.getElementType().isBF16())
+        return Type();
+      return VectorType::get(vector.getShape(), b.getI16Type());
+    };
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      Type bf16 = load.getType(), i16 = asI16(bf16);
+      if (!i16)
+        return;
+      load.getResult().setType(i16);
+      b.setInsertionPointAfter(load);
+      auto cast = LLVM::BitcastOp::create(b, load.getLoc(), bf16, load.getResult());
+      load.getResult().replaceAllUsesExcept(cast.getResult(), cast);
+    } else if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      Type i16 = asI16(store.getValue().getType());
+      if (!i16)
+        return;
+      store.getValueMutable().assign(
+          LLVM::BitcastOp::create(b, store.getLoc(), i16, store.getValue()));
+    } else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op)) {
+      Type i16 = asI16(load.getType());
+      if (!i16)
+        return;
+      Value passThru = load.getPassThru();
+      if (passThru)
+        passThru = LLVM::BitcastOp::create(b, load.getLoc(), i16, passThru);
+      Value bits = LLVM::MaskedLoadOp::create(
+          b, load.getLoc(), i16, load.getData(), load.getMask(), passThru,
+          load.getAlignmentAttr(), load.getNontemporalAttr());
+      load.replaceAllUsesWith(
+          LLVM::BitcastOp::create(b, load.getLoc(), load.getType(), bits)
+              .getResult());
+      load.erase();
+    } else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op)) {
+      Type i16 = asI16(store.getValue().getType());
+      if (!i16)
+        return;
+      Value bits =
+          LLVM::BitcastOp::create(b, store.getLoc(), i16, store.getValue());
+      LLVM::MaskedStoreOp::create(b, store.getLoc(), bits, store.getData(),
+                                  store.getMask(), store.getAlignmentAttr());
+      store.erase();
+    }
+  });
+}
+
 } // namespace
 
 FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
@@ -787,6 +846,7 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   lower.addPass(createReconcileUnrealizedCastsPass());
   if (failed(lower.run(module)))
     return failure();
+  bf16MovesAsI16(module);
   emitAbi(module, kernels);
   return kernels;
 }
