@@ -2,7 +2,9 @@
 //
 // Type inference for the ops that slide or contract over dimensions:
 // matmul, conv, max_pool and avg_pool. The shape rules themselves live in
-// ShapeInference.cpp, where they are unit tested.
+// ShapeInference.cpp, where they are unit tested. matmul and conv on i8
+// operands are integer contractions with an i32 result: an i8 result could
+// not hold the sums.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,17 @@
 
 using namespace mlir;
 using namespace mlir::kiln;
+
+namespace {
+
+// The result element type of a contraction of `operand` elements.
+Type contractionResultElement(Type operand) {
+  if (operand.isInteger(8))
+    return IntegerType::get(operand.getContext(), 32);
+  return operand;
+}
+
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // MatmulOp
@@ -30,7 +43,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
   auto rhs = llvm::cast<RankedTensorType>(adaptor.getRhs().getType());
   return pushInferredType(loc, getOperationName(),
                           shape::matmul(lhs.getShape(), rhs.getShape()),
-                          lhs.getElementType(), types);
+                          contractionResultElement(lhs.getElementType()), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -73,11 +86,16 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
       valuesOrFill(adaptor.getPads(), 2 * spatial, 0), adaptor.getGroups());
   if (!result.ok())
     return inferenceError(loc, name, result.error);
+  Type resultElement = contractionResultElement(input.getElementType());
   if (Value bias = adaptor.getBias()) {
-    if (failed(checkSameElementType(loc, name, "input", input, "bias",
-                                    bias.getType())))
-      return failure();
     auto biasType = llvm::cast<RankedTensorType>(bias.getType());
+    if (biasType.getElementType() != resultElement) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "bias element type " << biasType.getElementType()
+         << " is not the result element type " << resultElement;
+      return inferenceError(loc, name, os.str());
+    }
     int64_t channels = filter.getDimSize(0);
     if (biasType.getRank() != 1 ||
         (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
@@ -88,7 +106,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
               shape::formatShape(ArrayRef<int64_t>(channels)) +
               " (the filter's output channels)");
   }
-  types.push_back(RankedTensorType::get(result.shape, input.getElementType()));
+  types.push_back(RankedTensorType::get(result.shape, resultElement));
   return success();
 }
 

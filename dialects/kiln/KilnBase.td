@@ -55,6 +55,10 @@ def Kiln_NumericTensor : RankedTensorOf<[Kiln_NumericElement]>;
 def Kiln_IndexTensor : RankedTensorOf<[Kiln_IndexElement]>;
 def Kiln_BoolTensor : RankedTensorOf<[I1]>;
 def Kiln_IntOrBoolTensor : RankedTensorOf<[I8, I32, I64, I1]>;
+// Convolution operands: floats, or i8 for the integer convolution, whose
+// result (and bias) is i32.
+def Kiln_ConvOperandTensor : RankedTensorOf<[F32, F16, BF16, F64, I8]>;
+def Kiln_ConvResultTensor : RankedTensorOf<[F32, F16, BF16, F64, I32]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

@@ -5,7 +5,8 @@
 // C++ side of each family lives in a file named after the family:
 // ElementwiseOps.cpp, ContractionOps.cpp, NormalizationOps.cpp (reduce as
 // well), DataMovementOps.cpp, ConstantOps.cpp, RecurrentOps.cpp,
-// IndexingOps.cpp, ResamplingOps.cpp. The canonicalization patterns that
+// IndexingOps.cpp, ResamplingOps.cpp, QuantizationOps.cpp. The
+// canonicalization patterns that
 // fold batch_norm, mul and add into a preceding conv's constant weights are
 // in ConvFolding.cpp.
 //
@@ -287,13 +288,18 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
     Multiplies the last two dimensions of `lhs` and `rhs`; leading (batch)
     dimensions broadcast. A rank-1 `lhs` is treated as a row vector and a
     rank-1 `rhs` as a column vector; the added dimension is removed from the
-    result. Both operands have the same element type.
+    result. Both operands have the same element type, which is the result's,
+    except for the integer contraction: i8 x i8 gives exact products summed
+    in i32, an i32 result (zero points are not part of the op; see
+    `kiln.quantize`).
 
     Example:
 
     ```mlir
     %c = kiln.matmul %a, %b : tensor<8x128x64xf32>, tensor<64x256xf32>
     // %c : tensor<8x128x256xf32>
+    %d = kiln.matmul %qa, %qb : tensor<128x64xi8>, tensor<64x256xi8>
+    // %d : tensor<128x256xi32>
     ```
   }];
   let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs);
@@ -310,6 +316,12 @@ def Kiln_ConvOp : Kiln_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     has 2n entries `[begin_1..begin_n, end_1..end_n]` (default 0); `groups`
     splits channels (groups == C is a depthwise convolution).
 
+    `input` and `filter` have the same element type, which is the result's
+    and the bias's, except for the integer convolution: i8 input and filter
+    give an i32 result (exact products, i32 sums, padding contributes 0)
+    with an optional i32 bias. An input zero point is not part of the op:
+    an input with one is padded explicitly with it first.
+
     Example:
 
     ```mlir
@@ -319,13 +331,14 @@ def Kiln_ConvOp : Kiln_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     // %y : tensor<1x64x112x112xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$filter,
-      Optional<Kiln_FloatTensor>:$bias,
+  let arguments = (ins Kiln_ConvOperandTensor:$input,
+      Kiln_ConvOperandTensor:$filter,
+      Optional<Kiln_ConvResultTensor>:$bias,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads,
       DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs Kiln_FloatTensor:$output);
+  let results = (outs Kiln_ConvResultTensor:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:`
     type($input) `,` type($filter) (`,` type($bias)^)?
@@ -377,6 +390,81 @@ class Kiln_PoolOp<string mnemonic, string reduction, dag extraArgs>
 def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool", "Max", (ins)>;
 def Kiln_AvgPoolOp : Kiln_PoolOp<"avg_pool", "Average",
     (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)>;
+
+//===----------------------------------------------------------------------===//
+// Quantization (int8; see docs/design.md "INT8")
+//===----------------------------------------------------------------------===//
+
+def Kiln_QuantizeOp : Kiln_Op<"quantize", [Pure, InferTypeOpAdaptor]> {
+  let summary = "f32 to i8 by scale and zero point (ONNX QuantizeLinear)";
+  let description = [{
+    `y = saturate(round_half_to_even(x / scale) + zero_point)` into
+    [-128, 127]. `scale` (f32) and `zero_point` (i8) have the same shape:
+    one element (rank 0 or 1, per tensor) or 1-D with the size of dimension
+    `axis` of `x` (per axis; negative counts from the back). ONNX uint8
+    values are represented biased (u8 - 128), which this formula handles
+    unchanged when the zero point is biased too. Folds when every operand
+    is a constant (weights are quantized at compile time).
+
+    Example:
+
+    ```mlir
+    %q = kiln.quantize %x, %s, %zp {axis = 0 : i64}
+         : tensor<64x3x3x3xf32>, tensor<64xf32>, tensor<64xi8>
+    // %q : tensor<64x3x3x3xi8>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$scale,
+                       Kiln_NumericTensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs RankedTensorOf<[I8]>:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    type($input) `,` type($scale) `,` type($zero_point)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The normalized axis when the scale is per axis, else std::nullopt.
+    std::optional<int64_t> getQuantizedAxis();
+  }];
+}
+
+def Kiln_DequantizeOp : Kiln_Op<"dequantize", [Pure, InferTypeOpAdaptor]> {
+  let summary = "i8 or i32 to f32 by scale and zero point (ONNX DequantizeLinear)";
+  let description = [{
+    `y = (x - zero_point) * scale`, the difference computed in i32. `x` is i8
+    (quantized activations and weights) or i32 (biases, integer
+    accumulators); `zero_point` has `x`'s element type, `scale` is f32, and
+    both have one element (per tensor) or are 1-D with the size of
+    dimension `axis` of `x` (per axis). A dequantize of constants is not
+    folded by the op itself: it is how a weight stays int8 until
+    `kiln-fold-qdq` has formed the integer contractions; that pass then
+    evaluates the ones left (`evaluateConstant`).
+
+    Example:
+
+    ```mlir
+    %x = kiln.dequantize %q, %s, %zp : tensor<1x16xi8>, tensor<f32>, tensor<i8>
+    // %x : tensor<1x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, Kiln_FloatTensor:$scale,
+                       Kiln_NumericTensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    type($input) `,` type($scale) `,` type($zero_point)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The normalized axis when the scale is per axis, else std::nullopt.
+    std::optional<int64_t> getQuantizedAxis();
+    /// The result as a constant when every operand is one (null otherwise).
+    ::mlir::DenseElementsAttr evaluateConstant();
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Reductions and normalizations
@@ -1002,14 +1090,15 @@ def Kiln_ConvTransposeOp : Kiln_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]>
     // %y : tensor<1x8x16x16xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$filter,
-      Optional<Kiln_FloatTensor>:$bias,
+  let arguments = (ins Kiln_ConvOperandTensor:$input,
+      Kiln_ConvOperandTensor:$filter,
+      Optional<Kiln_ConvResultTensor>:$bias,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads,
       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$output_padding,
       DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs Kiln_FloatTensor:$output);
+  let results = (outs Kiln_ConvResultTensor:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:`
     type($input) `,` type($filter) (`,` type($bias)^)?

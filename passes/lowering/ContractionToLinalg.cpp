@@ -2,6 +2,10 @@
 //
 // Matmul becomes linalg.matmul (leading dims folded into M when the rhs is
 // a matrix), linalg.batch_matmul, or a broadcasting contraction generic.
+// Integer contractions (i8 operands, i32 result) take the same forms with an
+// i32 accumulator: linalg.matmul with i8 ins and i32 outs, and generic
+// bodies that sign-extend both operands (extsi, muli, addi in i32): the
+// form the CPU back end's int8 kernels match.
 //
 // Convolution becomes a matrix product so that the matmul code generator
 // (register tiles of FMA vectors) serves it too: an all-parallel im2col
@@ -78,6 +82,11 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc) {
     return arith::AddFOp::create(b, loc, acc,
                                  arith::MulFOp::create(b, loc, lhs, rhs));
   }
+  // i8 operands of an integer contraction: exact products in i32.
+  if (lhs.getType() != acc.getType())
+    lhs = arith::ExtSIOp::create(b, loc, acc.getType(), lhs);
+  if (rhs.getType() != acc.getType())
+    rhs = arith::ExtSIOp::create(b, loc, acc.getType(), rhs);
   return arith::AddIOp::create(b, loc, acc,
                                arith::MulIOp::create(b, loc, lhs, rhs));
 }
@@ -140,11 +149,13 @@ public:
     Type acc = accumulatorType(element);
     // Vectors become matrices; the added unit dims are dropped at the end.
     if (lhsType.getRank() == 1) {
-      lhsType = RankedTensorType::get({1, lhsType.getDimSize(0)}, element);
+      lhsType = RankedTensorType::get({1, lhsType.getDimSize(0)},
+                                      lhsType.getElementType());
       lhs = expand(rewriter, loc, lhs, lhsType, {{0, 1}});
     }
     if (rhsType.getRank() == 1) {
-      rhsType = RankedTensorType::get({rhsType.getDimSize(0), 1}, element);
+      rhsType = RankedTensorType::get({rhsType.getDimSize(0), 1},
+                                      rhsType.getElementType());
       rhs = expand(rewriter, loc, rhs, rhsType, {{0, 1}});
     }
     int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
@@ -269,6 +280,9 @@ public:
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
     Type acc = accumulatorType(element);
+    // The operands' element type: the result's, or i8 for an integer
+    // convolution (i32 result), whose padding is 0 as well.
+    Type inputElement = inputType.getElementType();
     int64_t spatial = inputType.getRank() - 2;
     SmallVector<int64_t> strides = op.getStridesOrDefault();
     SmallVector<int64_t> dilations = op.getDilationsOrDefault();
@@ -283,7 +297,7 @@ public:
     Value input = padSpatial(rewriter, loc, op.getInput(),
                              ArrayRef<int64_t>(pads).take_front(spatial),
                              ArrayRef<int64_t>(pads).drop_front(spatial),
-                             zeroAttr(element));
+                             zeroAttr(inputElement));
     int64_t outPositions = 1, kernelSize = 1;
     for (int64_t d : outSpatial)
       outPositions *= d;
@@ -311,7 +325,7 @@ public:
         SmallVector<int64_t> windowShape = {batchN, channels};
         windowShape.append(kernel.begin(), kernel.end());
         windowShape.append(outSpatial.begin(), outSpatial.end());
-        auto windowType = RankedTensorType::get(windowShape, element);
+        auto windowType = RankedTensorType::get(windowShape, inputElement);
         SmallVector<AffineMap> maps = {
             AffineMap::get(loops, 0, inExprs, ctx),
             AffineMap::getMultiDimIdentityMap(loops, ctx)};
@@ -368,8 +382,9 @@ public:
       SmallVector<ReassociationIndices> inGroups = {{0}, {1, 2}};
       for (int64_t i = 0; i < spatial; ++i)
         inGroups.push_back({3 + i});
-      Value groupedInput = expand(rewriter, loc, input,
-                                  RankedTensorType::get(inShape, element), inGroups);
+      Value groupedInput =
+          expand(rewriter, loc, input,
+                 RankedTensorType::get(inShape, inputElement), inGroups);
       // One filter per group (depthwise convolutions): the f loop has one
       // iteration, so it is left out and the output is [N, G, O...]
       // directly: no reshape stands between the convolution and its
@@ -385,7 +400,8 @@ public:
           filterGroups.push_back({3 + i});
         groupedFilter =
             expand(rewriter, loc, op.getFilter(),
-                   RankedTensorType::get(filterShape, element), filterGroups);
+                   RankedTensorType::get(filterShape, inputElement),
+                   filterGroups);
       }
       SmallVector<int64_t> outShape = {batchN, groups};
       if (!oneFilterPerGroup)
@@ -450,11 +466,14 @@ public:
                    ValueRange{emptyTensor(rewriter, loc, accType)}, maps,
                    iterators,
                    [&](OpBuilder &b, Location l, ValueRange args) {
-                     linalg::YieldOp::create(
-                         b, l,
-                         arith::AddFOp::create(
-                             b, l, args[0], extendTo(b, l, args[1], acc))
-                             .getResult());
+                     Value sum =
+                         isa<FloatType>(acc)
+                             ? arith::AddFOp::create(
+                                   b, l, args[0], extendTo(b, l, args[1], acc))
+                                   .getResult()
+                             : arith::AddIOp::create(b, l, args[0], args[1])
+                                   .getResult();
+                     linalg::YieldOp::create(b, l, sum);
                    })
                    .getResult(0);
     }

@@ -21,6 +21,7 @@ void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);
 void populateRecurrentToLinalgPatterns(RewritePatternSet &patterns);
 void populateResamplingToLinalgPatterns(RewritePatternSet &patterns);
+void populateQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::kiln
 

@@ -36,6 +36,7 @@ public:
     populateIndexingToLinalgPatterns(owning);
     populateRecurrentToLinalgPatterns(owning);
     populateResamplingToLinalgPatterns(owning);
+    populateQuantizationToLinalgPatterns(owning);
     patterns = std::make_shared<FrozenRewritePatternSet>(std::move(owning));
     return success();
   }

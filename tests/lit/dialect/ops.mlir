@@ -333,16 +333,16 @@ func.func @matmul_batched(%a: tensor<8x128x64xf16>, %b: tensor<64x256xf16>, %c: 
 // CHECK: %[[VV:.*]] = kiln.matmul %arg0, %arg0 : tensor<5xf32>, tensor<5xf32>
 // CHECK: %[[BV:.*]] = kiln.matmul %arg3, %arg4 : tensor<3x4x5xi32>, tensor<5xi32>
 // CHECK: %[[VB:.*]] = kiln.matmul %arg5, %arg6 : tensor<4xi8>, tensor<2x4x?xi8>
-// CHECK: return %[[VM]], %[[MV]], %[[VV]], %[[BV]], %[[VB]] : tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi8>
+// CHECK: return %[[VM]], %[[MV]], %[[VV]], %[[BV]], %[[VB]] : tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi32>
 func.func @matmul_vectors(%v: tensor<5xf32>, %m: tensor<5x7xf32>, %w: tensor<7xf32>, %bi: tensor<3x4x5xi32>, %vi: tensor<5xi32>,
                           %v8: tensor<4xi8>, %b8: tensor<2x4x?xi8>)
-    -> (tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi8>) {
+    -> (tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi32>) {
   %0 = kiln.matmul %v, %m : tensor<5xf32>, tensor<5x7xf32>
   %1 = kiln.matmul %m, %w : tensor<5x7xf32>, tensor<7xf32>
   %2 = kiln.matmul %v, %v : tensor<5xf32>, tensor<5xf32>
   %3 = kiln.matmul %bi, %vi : tensor<3x4x5xi32>, tensor<5xi32>
   %4 = kiln.matmul %v8, %b8 : tensor<4xi8>, tensor<2x4x?xi8>
-  return %0, %1, %2, %3, %4 : tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi8>
+  return %0, %1, %2, %3, %4 : tensor<7xf32>, tensor<5xf32>, tensor<f32>, tensor<3x4xi32>, tensor<2x?xi32>
 }
 
 // CHECK-LABEL: func.func @conv_1d(
