@@ -65,6 +65,36 @@ def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def FoldQdq : Pass<"kiln-fold-qdq", "::mlir::ModuleOp"> {
+  let summary = "Turn dequantize -> f32 matmul/conv into int8 contractions";
+  let description = [{
+    Rewrites contractions of dequantized int8 values (ONNX QDQ models,
+    QLinearMatMul/QLinearConv, kiln-quantize) into integer contractions
+    with i32 accumulators and a dequantize epilogue:
+
+    - `matmul(dequantize(qa, sa, za), dequantize(qb, sb, 0))` with a
+      constant i8 `qb` (per tensor or per column) becomes
+      `dequantize(matmul(qa, qb) - za * colsum(qb), sa * sb, 0)`, batch
+      matmuls included; the column sums are computed at compile time.
+    - `conv(dequantize(qx, sx, zx), dequantize(qw, sw, 0), bias)` with a
+      constant i8 filter (per tensor or per output channel; grouped and
+      depthwise too) becomes `dequantize(conv(pad(qx, zx), qw) -
+      zx * sum(qw) + qb, sx * sw, 0)`; an i32 bias dequantized by exactly
+      `sx * sw` (as quantizers write it) is added in i32, any other bias in
+      f32 after the dequantize.
+    - A transpose or reshape of a dequantized constant moves below the
+      dequantize first (a Gemm's transposed weight stays int8).
+
+    Everything else stays `dequantize -> f32 op -> quantize` (exact
+    semantics, f32 speed): an activation quantized per axis, a weight zero
+    point that is not 0, a weight that is not constant. Dequantizes of
+    constants left over are then evaluated into f32 constants. The rewrite
+    functions are in `passes/quant/QdqFolding.h` for other passes.
+
+    Example: `kiln-opt --kiln-fold-qdq --kiln-graph-cleanup model.mlir`
+  }];
+}
+
 def MixedPrecision : Pass<"kiln-mixed-precision", "::mlir::ModuleOp"> {
   let summary = "Compute contractions and their epilogues in bf16 or fp16";
   let description = [{

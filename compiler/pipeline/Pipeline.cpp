@@ -100,6 +100,12 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
       break;
     PassManager pm(&context);
     pm.addPass(s.create());
+    if (s.stage == Stage::GraphOptimization) {
+      // Contractions of dequantized int8 values become integer ones; the
+      // corrections they add may fold further.
+      pm.addPass(createFoldQdq());
+      pm.addPass(createGraphCleanup());
+    }
     if (s.stage == Stage::GraphOptimization && options.precision != "fp32") {
       MixedPrecisionOptions precision;
       precision.precision = options.precision;
