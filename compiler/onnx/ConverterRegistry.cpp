@@ -14,7 +14,8 @@ llvm::ArrayRef<ConverterInfo> allConverters() {
           getContractionConverters(), getNormalizationConverters(),
           getReductionConverters(), getShapeConverters(),
           getRecurrentConverters(), getIndexingConverters(),
-          getResamplingConverters(), getCompositeConverters()})
+          getResamplingConverters(), getCompositeConverters(),
+          getQuantizationConverters()})
       all.insert(all.end(), family.begin(), family.end());
     return all;
   }();

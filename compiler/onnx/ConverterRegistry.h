@@ -49,6 +49,7 @@ llvm::ArrayRef<ConverterInfo> getRecurrentConverters();
 llvm::ArrayRef<ConverterInfo> getIndexingConverters();
 llvm::ArrayRef<ConverterInfo> getResamplingConverters();
 llvm::ArrayRef<ConverterInfo> getCompositeConverters();
+llvm::ArrayRef<ConverterInfo> getQuantizationConverters();
 
 } // namespace mlir::kiln::onnx_import
 

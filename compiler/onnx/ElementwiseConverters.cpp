@@ -175,6 +175,24 @@ LogicalResult convertCast(NodeContext &ctx) {
       ctx.outputUsed(0) ? ctx.node.output(0) : ctx.displayName, ctx.loc);
   if (failed(to))
     return failure();
+  if (ctx.getInt("to", 0) == onnx::TensorProto::UINT8) {
+    // uint8 is held biased (u8 - 128): through i32, minus 128, wrapped
+    // into i8.
+    Type i32 = IntegerType::get(ctx.getContext(), 32);
+    FailureOr<Value> wide =
+        ctx.create<CastOp>(ctx.input(0), {ctx.named("to", TypeAttr::get(i32))});
+    if (failed(wide))
+      return failure();
+    FailureOr<Value> biased =
+        ctx.create<SubOp>({*wide, ctx.scalar(i32, 128)});
+    if (failed(biased))
+      return failure();
+    if (failed(ctx.setResult(
+            0, ctx.create<CastOp>(*biased, {ctx.named("to", TypeAttr::get(*to))}))))
+      return failure();
+    ctx.markUnsigned8(0);
+    return success();
+  }
   return castTo(ctx, *to);
 }
 

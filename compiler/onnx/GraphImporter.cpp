@@ -83,6 +83,7 @@ public:
 private:
   LogicalResult readOpsets();
   LogicalResult checkSupported();
+  LogicalResult checkQuantizedTypes();
   LogicalResult buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
                                llvm::SmallVectorImpl<DictionaryAttr> &argAttrs);
   LogicalResult importNodes();
@@ -104,7 +105,25 @@ private:
   /// Graph inputs that are real inputs (not initializers), in order.
   llvm::SmallVector<const onnx::ValueInfoProto *> inputs;
   llvm::StringMap<Value> values;
+  /// Values holding ONNX uint8 data, stored biased in i8 (u8 - 128).
+  llvm::StringSet<> unsigned8;
 };
+
+/// ONNX ops that take uint8 inputs: the quantized ops, which read the
+/// biased representation on purpose, and data movement, whose outputs are
+/// biased uint8 again. Any other op reading uint8 data is refused: it would
+/// compute on u8 - 128.
+bool readsUnsigned8(llvm::StringRef opType) {
+  return llvm::is_contained(
+      {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
+       "MatMulInteger", "ConvInteger", "Shape"},
+      opType);
+}
+bool movesUnsigned8(llvm::StringRef opType) {
+  return llvm::is_contained({"Reshape", "Transpose", "Squeeze", "Unsqueeze",
+                             "Flatten", "Identity"},
+                            opType);
+}
 
 std::string GraphImporter::nodeDisplayName(int index) const {
   const onnx::NodeProto &node = graph.node(index);
@@ -176,6 +195,61 @@ LogicalResult GraphImporter::checkSupported() {
   return diag;
 }
 
+/// Quantized ops with types Kiln does not quantize to (int16, int4,
+/// float8...) or block quantization are reported naming the node, before
+/// their initializers are decoded (whose error would name only a tensor).
+LogicalResult GraphImporter::checkQuantizedTypes() {
+  llvm::StringMap<int32_t> dtypes;
+  for (const onnx::TensorProto &init : graph.initializer())
+    dtypes[init.name()] = init.data_type();
+  for (const onnx::ValueInfoProto &info : graph.input())
+    if (info.type().has_tensor_type() && !dtypes.count(info.name()))
+      dtypes[info.name()] = info.type().tensor_type().elem_type();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    if (!node.domain().empty() ||
+        !llvm::is_contained({"QuantizeLinear", "DequantizeLinear",
+                             "QLinearConv", "QLinearMatMul", "MatMulInteger",
+                             "ConvInteger"},
+                            node.op_type()))
+      continue;
+    Location loc =
+        NameLoc::get(builder.getStringAttr(nodeDisplayName(i)), fileLoc);
+    auto unsupported = [&](const llvm::Twine &what) {
+      return emitError(loc) << "node '" << nodeDisplayName(i) << "' ("
+                            << node.op_type() << "): " << what
+                            << " is not supported (Kiln quantizes to int8 "
+                               "and uint8 only)";
+    };
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.name() == "block_size" && attribute.i() != 0)
+        return unsupported("block quantization (block_size = " +
+                           llvm::Twine(attribute.i()) + ")");
+      if (attribute.name() == "output_dtype" && attribute.i() != 0 &&
+          attribute.i() != onnx::TensorProto::INT8 &&
+          attribute.i() != onnx::TensorProto::UINT8)
+        return unsupported("output_dtype " +
+                           llvm::Twine(dtypeName(attribute.i())));
+    }
+    for (const std::string &input : node.input()) {
+      auto it = dtypes.find(input);
+      if (it == dtypes.end())
+        continue;
+      int32_t dtype = it->second;
+      bool integer = dtype == onnx::TensorProto::INT8 ||
+                     dtype == onnx::TensorProto::UINT8 ||
+                     dtype == onnx::TensorProto::INT32;
+      bool floating = dtype == onnx::TensorProto::FLOAT ||
+                      dtype == onnx::TensorProto::FLOAT16 ||
+                      dtype == onnx::TensorProto::BFLOAT16;
+      if (!integer && !floating)
+        return unsupported("input '" + llvm::Twine(input) + "' of type " +
+                           dtypeName(dtype));
+    }
+  }
+  return success();
+}
+
 LogicalResult
 GraphImporter::buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
                               llvm::SmallVectorImpl<DictionaryAttr> &argAttrs) {
@@ -221,6 +295,11 @@ GraphImporter::buildSignature(llvm::SmallVectorImpl<Type> &argTypes,
     argTypes.push_back(RankedTensorType::get(shape, *elementType));
     llvm::SmallVector<NamedAttribute> attrs{
         builder.getNamedAttr("kiln.name", builder.getStringAttr(info.name()))};
+    // A uint8 input keeps dtype U8 in the artifact; the graph reads it
+    // biased (see run()).
+    if (tensorType.elem_type() == onnx::TensorProto::UINT8)
+      attrs.push_back(
+          builder.getNamedAttr("kiln.dtype", builder.getStringAttr("u8")));
     if (anyDimName)
       attrs.push_back(builder.getNamedAttr("kiln.dim_names",
                                            builder.getArrayAttr(dimNames)));
@@ -246,10 +325,33 @@ LogicalResult GraphImporter::importNodes() {
                               << "): input '" << input
                               << "' is not a graph input, an initializer or "
                                  "the output of an earlier node";
+    bool unsignedInput = false;
+    for (const std::string &input : node.input())
+      unsignedInput |= unsigned8.contains(input);
+    if (unsignedInput && !readsUnsigned8(node.op_type()) &&
+        !movesUnsigned8(node.op_type()))
+      return emitError(loc)
+             << "node '" << name << "' (" << node.op_type()
+             << ") reads uint8 data, which is not supported outside "
+                "quantized ops (Kiln holds uint8 tensors only as quantized "
+                "data: QuantizeLinear, DequantizeLinear, QLinearConv, "
+                "QLinearMatMul, MatMulInteger, ConvInteger and data movement "
+                "between them)";
     const ConverterInfo *converter = lookupConverter(node.op_type(), opset);
     NodeContext ctx(node, name, opset, loc, builder, values, modelDir);
+    ctx.unsigned8 = &unsigned8;
     if (failed(converter->convert(ctx)))
       return failure();
+    if (movesUnsigned8(node.op_type()) && node.input_size() > 0 &&
+        unsigned8.contains(node.input(0)))
+      for (const std::string &output : node.output())
+        unsigned8.insert(output);
+    if (node.op_type() == "Constant" || node.op_type() == "ConstantOfShape")
+      for (const onnx::AttributeProto &attribute : node.attribute())
+        if (attribute.name() == "value" &&
+            attribute.t().data_type() == onnx::TensorProto::UINT8)
+          for (const std::string &output : node.output())
+            unsigned8.insert(output);
     for (int o = 0; o < node.output_size(); ++o)
       if (!node.output(o).empty() && !values.count(node.output(o)))
         return emitError(loc) << "node '" << name << "' (" << node.op_type()
@@ -310,7 +412,8 @@ LogicalResult GraphImporter::checkDeclaredType(const onnx::ValueInfoProto &info,
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run() {
-  if (failed(readOpsets()) || failed(checkSupported()))
+  if (failed(readOpsets()) || failed(checkSupported()) ||
+      failed(checkQuantizedTypes()))
     return nullptr;
   for (const onnx::TensorProto &init : graph.initializer())
     initializerNames.insert(init.name());
@@ -332,8 +435,25 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   func.setAllArgAttrs(argAttrs);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
-  for (auto [info, arg] : llvm::zip(inputs, entry->getArguments()))
+  for (auto [info, arg] : llvm::zip(inputs, entry->getArguments())) {
     values[info->name()] = arg;
+    if (info->type().tensor_type().elem_type() != onnx::TensorProto::UINT8)
+      continue;
+    // The caller's u8 bytes, read as i8, become u8 - 128 by flipping the
+    // top bit: a wrapping add of -128.
+    Location loc = NameLoc::get(builder.getStringAttr(info->name()), fileLoc);
+    FailureOr<Value> biased = createCheckedOrFold<AddOp>(
+        builder, loc, {arg, ConstantOp::create(builder, loc,
+                                               DenseElementsAttr::get(
+                                                   RankedTensorType::get(
+                                                       {}, builder.getI8Type()),
+                                                   builder.getI8IntegerAttr(-128)
+                                                       .getValue()))});
+    if (failed(biased))
+      return nullptr;
+    values[info->name()] = *biased;
+    unsigned8.insert(info->name());
+  }
 
   for (const onnx::TensorProto &init : graph.initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc);
@@ -342,6 +462,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (failed(value))
       return nullptr;
     values[init.name()] = ConstantOp::create(builder, loc, *value);
+    if (init.data_type() == onnx::TensorProto::UINT8)
+      unsigned8.insert(init.name());
   }
 
   if (failed(importNodes()))
@@ -362,9 +484,34 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
               nullptr);
     if (failed(checkDeclaredType(info, value, "graph output")))
       return nullptr;
+    llvm::SmallVector<NamedAttribute> attrs{builder.getNamedAttr(
+        "kiln.name", builder.getStringAttr(info.name()))};
+    bool isUnsigned = unsigned8.contains(info.name());
+    int32_t declared = info.type().tensor_type().elem_type();
+    if ((declared == onnx::TensorProto::UINT8 && !isUnsigned) ||
+        (declared == onnx::TensorProto::INT8 && isUnsigned))
+      return (emitError(fileLoc)
+                  << "graph output '" << info.name() << "' is declared as "
+                  << dtypeName(declared) << " but the graph computes "
+                  << (isUnsigned ? "UINT8" : "INT8") << " data",
+              nullptr);
+    if (isUnsigned) {
+      // Back from u8 - 128 to the caller's u8 bytes.
+      Location loc = NameLoc::get(builder.getStringAttr(info.name()), fileLoc);
+      Value bias = ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, builder.getI8Type()),
+                                 builder.getI8IntegerAttr(-128).getValue()));
+      FailureOr<Value> unbiased =
+          createCheckedOrFold<AddOp>(builder, loc, {value, bias});
+      if (failed(unbiased))
+        return nullptr;
+      value = *unbiased;
+      attrs.push_back(
+          builder.getNamedAttr("kiln.dtype", builder.getStringAttr("u8")));
+    }
     results.push_back(value);
-    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
-        "kiln.name", builder.getStringAttr(info.name()))));
+    resultAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(

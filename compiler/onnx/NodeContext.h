@@ -22,6 +22,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 // onnx_pb.h defines ONNX_API before including onnx-ml.pb.h.
 #include "onnx/onnx_pb.h"
@@ -69,6 +70,21 @@ public:
   }
   /// Fails (naming the node) unless at least `count` inputs are given.
   LogicalResult requireInputs(unsigned count);
+
+  /// True if input `i` holds ONNX uint8 data, stored biased in i8 (u8 -
+  /// 128; docs/design.md "INT8"). Only converters of quantized ops and of
+  /// pure data movement accept such inputs (GraphImporter checks).
+  bool isUnsigned8(unsigned i) const {
+    return unsigned8 && hasInput(i) && unsigned8->contains(node.input(i));
+  }
+  /// Marks output `i` as biased uint8 data.
+  void markUnsigned8(unsigned i) {
+    if (unsigned8 && outputUsed(i))
+      unsigned8->insert(node.output(i));
+  }
+  /// The set of value names holding biased uint8 data (owned by the
+  /// importer; null in contexts without one).
+  llvm::StringSet<> *unsigned8 = nullptr;
 
   unsigned numOutputs() const { return node.output_size(); }
   bool outputUsed(unsigned i) const {

@@ -52,7 +52,10 @@ FailureOr<Type> convertElementType(MLIRContext *context, int32_t dtype,
   case TensorProto::FLOAT16: return b.getF16Type();
   case TensorProto::BFLOAT16: return b.getBF16Type();
   case TensorProto::DOUBLE: return b.getF64Type();
-  case TensorProto::INT8: return b.getIntegerType(8);
+  // UINT8 is stored biased in i8 (u8 - 128): see docs/design.md "INT8".
+  // The importer accepts such tensors only where they are quantized data.
+  case TensorProto::INT8:
+  case TensorProto::UINT8: return b.getIntegerType(8);
   case TensorProto::INT32: return b.getIntegerType(32);
   case TensorProto::INT64: return b.getIntegerType(64);
   case TensorProto::BOOL: return b.getI1Type();
@@ -60,7 +63,8 @@ FailureOr<Type> convertElementType(MLIRContext *context, int32_t dtype,
     return emitError(loc) << "Kiln does not handle dtype " << dtypeName(dtype)
                           << " of tensor '" << tensorName
                           << "' (supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, "
-                             "INT8, INT32, INT64, BOOL)";
+                             "INT8, UINT8 (quantized data), INT32, INT64, "
+                             "BOOL)";
   }
 }
 
@@ -119,6 +123,7 @@ int64_t storageBytes(int32_t dtype) {
   case TensorProto::FLOAT16:
   case TensorProto::BFLOAT16: return 2;
   case TensorProto::INT8:
+  case TensorProto::UINT8:
   case TensorProto::BOOL: return 1;
   case TensorProto::INT64:
   case TensorProto::DOUBLE: return 8;
@@ -300,6 +305,11 @@ FailureOr<ElementsAttr> decodeTensor(MLIRContext *context,
       std::reverse(bytes.begin() + i, bytes.begin() + i + width);
   }
 
+  if (tensor.data_type() == TensorProto::UINT8) {
+    // u8 -> u8 - 128 in i8 is flipping the top bit.
+    for (char &c : bytes)
+      c = static_cast<char>(static_cast<unsigned char>(c) ^ 0x80u);
+  }
   if (elementType->isInteger(1)) {
     // MLIR packs i1 storage; go through bools (1 byte each in ONNX).
     llvm::SmallVector<bool> values;

@@ -220,3 +220,32 @@ TEST_F(TensorDecodingTest, ExternalPathChecks) {
 }
 
 } // namespace
+
+namespace {
+
+std::vector<int64_t> ints(ElementsAttr attr) {
+  std::vector<int64_t> out;
+  for (const APInt &v : llvm::cast<DenseElementsAttr>(attr).getValues<APInt>())
+    out.push_back(v.getSExtValue());
+  return out;
+}
+
+} // namespace
+
+// UINT8 is held biased in i8 (u8 - 128), from raw_data and int32_data alike.
+TEST_F(TensorDecodingTest, Uint8IsBiased) {
+  auto raw = makeTensor("zp", onnx::TensorProto::UINT8, {3});
+  const char bytes[] = {0, char(128), char(255)};
+  raw.set_raw_data(std::string(bytes, 3));
+  auto rawAttr = decode(raw);
+  ASSERT_TRUE(succeeded(rawAttr)) << messages;
+  EXPECT_TRUE(rawAttr->getElementType().isInteger(8));
+  EXPECT_EQ(ints(*rawAttr), (std::vector<int64_t>{-128, 0, 127}));
+
+  auto typed = makeTensor("zp", onnx::TensorProto::UINT8, {3});
+  for (int v : {0, 10, 255})
+    typed.add_int32_data(v);
+  auto typedAttr = decode(typed);
+  ASSERT_TRUE(succeeded(typedAttr)) << messages;
+  EXPECT_EQ(ints(*typedAttr), (std::vector<int64_t>{-128, -118, 127}));
+}

@@ -132,6 +132,11 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       if (auto name = attrs.getAs<StringAttr>("kiln.name"))
         tensor.name = name.str();
     tensor.dtype = *dtype;
+    // ONNX uint8 inputs and outputs: i8 inside, U8 to the caller.
+    if (attrs && *dtype == art::DType::I8)
+      if (auto declared = attrs.getAs<StringAttr>("kiln.dtype"))
+        if (declared.getValue() == "u8")
+          tensor.dtype = art::DType::U8;
     tensor.dims.assign(ranked.getShape().begin(), ranked.getShape().end());
     return success();
   };

@@ -2,8 +2,8 @@
 //
 // kiln.quantize and kiln.dequantize become one all-parallel linalg.generic
 // each, reading the scale and zero point through an indexing map: (d_axis)
-// for a per-axis scale, a constant index (or none, for rank 0) for a
-// per-tensor one. Being elementwise generics, they join the dispatch of the
+// for a per-axis scale, () for a per-tensor one (a [1] parameter is
+// collapsed to rank 0 first). Being elementwise generics, they join the dispatch of the
 // contraction they follow or precede.
 //
 //   quantize:   fptosi(clamp(roundeven(x / s) + sitofp(zp), -128, 127)) : i8
@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::kiln {
 namespace {
@@ -44,6 +45,20 @@ Value buildQuantizationGeneric(OpBuilder &b, Location loc,
                                std::optional<int64_t> axis, ScalarBody body) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
+  if (!axis) {
+    // One-element parameters of shape [1] are read as rank 0, through
+    // (): a projected permutation, unlike a constant index, so that the
+    // generic still folds onto a contraction's loops across reshapes.
+    auto toScalar = [&](Value v) -> Value {
+      if (tensorTypeOf(v).getRank() == 0)
+        return v;
+      return tensor::CollapseShapeOp::create(
+          b, loc, RankedTensorType::get({}, tensorTypeOf(v).getElementType()),
+          v, ArrayRef<ReassociationIndices>{});
+    };
+    scale = toScalar(scale);
+    zeroPoint = toScalar(zeroPoint);
+  }
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
   SmallVector<AffineMap> maps = {
       identity, parameterMap(ctx, tensorTypeOf(scale), rank, axis),

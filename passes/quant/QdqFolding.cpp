@@ -174,6 +174,11 @@ FailureOr<Value> buildIntegerMatmul(OpBuilder &b, Location loc, Value a,
   if (hasZa) {
     // za * colsum(b): colsum over K (dim -2), [..., 1, N].
     FailureOr<Value> colsum = sumsI32(b, loc, bm, {bType.getRank() - 2});
+    // Without batch dims the sums are a row vector [N]: read through (n)
+    // in the epilogue, so the epilogue still folds onto the contraction's
+    // loops (a [1, N] operand would be read through a constant index).
+    if (succeeded(colsum) && bType.getRank() == 2)
+      colsum = reshapeTo(b, loc, *colsum, {n});
     zaWide = zeroPointAsI32(b, loc, za, {m, 1});
     if (failed(colsum) || failed(zaWide))
       return failure();
@@ -212,10 +217,6 @@ FailureOr<Value> buildIntegerConv(OpBuilder &b, Location loc, Value x, Value w,
   int64_t rank = xType.getRank();
   int64_t spatial = rank - 2;
   bool hasZx = !isZeroOrAbsent(zx), hasZw = !isZeroOrAbsent(zw);
-  if (hasZw && window.groups != 1)
-    return emitError(loc) << "a non-zero weight zero point is supported only "
-                             "for convolutions without groups (group = "
-                          << window.groups << ")";
   bool padded = llvm::any_of(window.pads, [](int64_t p) { return p != 0; });
   Value input = x;
   SmallVector<int64_t> convPads = window.pads;
@@ -276,14 +277,6 @@ FailureOr<Value> buildIntegerConv(OpBuilder &b, Location loc, Value x, Value w,
         b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
         b.getNamedAttr("groups", b.getI64IntegerAttr(window.groups))};
   };
-  SmallVector<Value> operands = {input, w};
-  if (bias)
-    operands.push_back(bias);
-  FailureOr<Value> acc = make<ConvOp>(b, loc, operands, convAttrs(convPads));
-  if (failed(acc))
-    return failure();
-  if (!hasZx && !hasZw)
-    return acc;
   int64_t filters = wType.getDimSize(0);
   // Per-output-channel values broadcast as [M, 1, ..., 1].
   SmallVector<int64_t> channelShape = {filters};
@@ -293,21 +286,44 @@ FailureOr<Value> buildIntegerConv(OpBuilder &b, Location loc, Value x, Value w,
     filterDims.push_back(d);
   FailureOr<Value> zxWide = failure(), zwWide = failure();
   if (hasZx) {
+    // - zx * sum(w[m]) is per output channel: it joins the i32 bias [M],
+    // which the conv's lowering adds in its epilogue (constant when zx and
+    // the filter are).
     FailureOr<Value> sums = sumsI32(b, loc, w, filterDims);
     zxWide = castTo(b, loc, zx, b.getI32Type());
     if (failed(sums) || failed(zxWide))
       return failure();
-    FailureOr<Value> sumsPerChannel = reshapeTo(b, loc, *sums, channelShape);
+    FailureOr<Value> sumsPerChannel = reshapeTo(b, loc, *sums, {filters});
     if (failed(sumsPerChannel))
       return failure();
-    FailureOr<Value> term = mulValues(b, loc, *zxWide, *sumsPerChannel);
-    if (failed(term) || failed(acc = subValues(b, loc, *acc, *term)))
+    FailureOr<Value> zxScalar = zxWide;
+    if (typeOf(*zxWide).getRank() != 0)
+      zxScalar = reshapeTo(b, loc, *zxWide, {});
+    if (failed(zxScalar))
       return failure();
+    FailureOr<Value> term = mulValues(b, loc, *zxScalar, *sumsPerChannel);
+    if (failed(term))
+      return failure();
+    FailureOr<Value> newBias = bias ? subValues(b, loc, bias, *term)
+                                    : make<NegOp>(b, loc, *term);
+    if (failed(newBias))
+      return failure();
+    bias = *newBias;
   }
+  SmallVector<Value> operands = {input, w};
+  if (bias)
+    operands.push_back(bias);
+  FailureOr<Value> acc = make<ConvOp>(b, loc, operands, convAttrs(convPads));
+  if (failed(acc))
+    return failure();
+  if (!hasZw)
+    return acc;
   if (hasZw) {
-    // zw[m] * (sum of the window of x): a convolution with a filter of ones.
+    // zw[m] * (sum of the window of x over m's group): a convolution with
+    // a filter of ones (one filter for all channels without groups).
     SmallVector<int64_t> onesShape(wType.getShape());
-    onesShape[0] = 1;
+    if (window.groups == 1)
+      onesShape[0] = 1;
     if (!RankedTensorType::get(onesShape, b.getI8Type()).hasStaticShape())
       return emitError(loc) << "a non-zero weight zero point needs a static "
                                "filter shape";
@@ -324,7 +340,7 @@ FailureOr<Value> buildIntegerConv(OpBuilder &b, Location loc, Value x, Value w,
       return failure();
     if (hasZx) {
       int64_t windowSize = 1;
-      for (int64_t d : onesShape)
+      for (int64_t d : ArrayRef<int64_t>(onesShape).drop_front())
         windowSize *= d;
       FailureOr<Value> both = mulValues(b, loc, *zxWide, *zwWide);
       if (failed(both))

@@ -48,7 +48,7 @@ struct ConvWindow {
 /// conv(x - zx, w - zw) + bias in i32 from i8 `x` [N, C, D...] and `w`
 /// [M, C/g, K...]. `zx` is null or one i8 element (run-time values allowed:
 /// the padding is then written with a select); `zw` null, one element or
-/// per output channel ([M]); a non-zero `zw` needs groups == 1. `bias` is
+/// per output channel ([M]). `bias` is
 /// null or i32 [M]. The input is padded explicitly with zx, so the padding
 /// contributes (zx - zx) * w = 0 as in ONNX.
 FailureOr<Value> buildIntegerConv(OpBuilder &builder, Location loc, Value x,

@@ -694,6 +694,37 @@ def frontend_breadth():
                [const("zero", np.array(0))], opset=18), "out_of_scope_ops.onnx", check=False)
 
 
+def quantized():
+    """Quantized models: uint8 I/O, and the errors of unsupported types."""
+    U8, I8 = TensorProto.UINT8, TensorProto.INT8
+    # uint8 in, uint8 out: DequantizeLinear then QuantizeLinear with a new
+    # scale and zero point (per tensor), and an int8 output per axis.
+    n = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"], name="dq"),
+         helper.make_node("QuantizeLinear", ["f", "ys", "yz"], ["y"], name="q"),
+         helper.make_node("QuantizeLinear", ["f", "ps", "pz"], ["p"], axis=1, name="q_axis")]
+    save(model(n, [vi("x", U8, [2, 3])], [vi("y", U8, [2, 3]), vi("p", I8, [2, 3])],
+               [const("xs", np.float32(0.5)), const("xz", np.uint8(128)),
+                const("ys", np.float32(0.25)), const("yz", np.uint8(10)),
+                const("ps", np.array([1.0, 0.5, 0.25], np.float32)),
+                const("pz", np.array([0, -1, 2], np.int8))], opset=13),
+         "quant_uint8_io.onnx")
+    # An int16 zero point: not an int8 quantization.
+    n = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q16")]
+    save(model(n, [vi("x", F, [4])], [vi("y", TensorProto.INT16, [4])],
+               [const("s", np.float32(0.5)), const("z", np.int16(0))], opset=21),
+         "quant_int16.onnx", check=False)
+    # Block quantization.
+    n = [helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=1, block_size=2,
+                          name="dq_blocked")]
+    save(model(n, [vi("x", I8, [2, 4])], [vi("y", F, [2, 4])],
+               [const("s", np.ones([2, 2], np.float32))], opset=21),
+         "quant_blocked.onnx", check=False)
+    # uint8 data read by an op that is not a quantized op.
+    n = [helper.make_node("Relu", ["x"], ["y"], name="relu_u8")]
+    save(model(n, [vi("x", U8, [4])], [vi("y", U8, [4])]), "quant_uint8_relu.onnx",
+         check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -717,6 +748,7 @@ def main():
     contradictions()
     normalization_extras()
     frontend_breadth()
+    quantized()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // RUN: kiln-opt --kiln-to-linalg %s | FileCheck %s
 
 // quantize/dequantize: one elementwise generic reading the scale and zero
-// point through (d_axis) per axis, a constant index or () per tensor.
+// point through (d_axis) per axis, () per tensor (a [1] parameter is
+// collapsed to rank 0 first).
 // Integer contractions (i8 x i8 -> i32): linalg.matmul / batch_matmul with
 // i8 ins and an i32 init filled with 0, or generics whose body is
 // extsi, extsi, muli, addi in i32 (the form the int8 kernels match); conv
@@ -9,7 +10,6 @@
 
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$AXIS1:.*]] = affine_map<(d0, d1) -> (d1)>
-// CHECK-DAG: #[[$ONE:.*]] = affine_map<(d0, d1) -> (0)>
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 
 // CHECK-LABEL: func.func @quantize_per_axis
@@ -32,7 +32,10 @@ func.func @quantize_per_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %zp: tensor
 }
 
 // CHECK-LABEL: func.func @dequantize_per_tensor
-// CHECK: linalg.generic {indexing_maps = [#[[$ID2]], #[[$ONE]], #[[$ONE]], #[[$ID2]]]
+// CHECK: %[[S0:.*]] = tensor.collapse_shape %arg1 [] : tensor<1xf32> into tensor<f32>
+// CHECK: %[[Z0:.*]] = tensor.collapse_shape %arg2 [] : tensor<1xi8> into tensor<i8>
+// CHECK: linalg.generic {indexing_maps = [#[[$ID2]], #[[$SCALAR]], #[[$SCALAR]], #[[$ID2]]]
+// CHECK-SAME: ins(%arg0, %[[S0]], %[[Z0]] : tensor<2x3xi8>, tensor<f32>, tensor<i8>)
 // CHECK: ^bb0(%[[Q:.*]]: i8, %[[S:.*]]: f32, %[[Z:.*]]: i8, %{{.*}}: f32):
 // CHECK-NEXT: %[[QW:.*]] = arith.extsi %[[Q]] : i8 to i32
 // CHECK-NEXT: %[[ZW:.*]] = arith.extsi %[[Z]] : i8 to i32

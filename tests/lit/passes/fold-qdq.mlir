@@ -13,10 +13,10 @@
 // CHECK-DAG: %[[SY:.*]] = kiln.constant dense<1.000000e-01> : tensor<f32>
 // CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0> : tensor<2xi32>
 // CHECK-DAG: %[[SCALE:.*]] = kiln.constant dense<[1.250000e-01, 6.250000e-02]> : tensor<2xf32>
-// CHECK-DAG: %[[CORR:.*]] = kiln.constant dense<{{\[\[}}3, -24]]> : tensor<1x2xi32>
+// CHECK-DAG: %[[CORR:.*]] = kiln.constant dense<[3, -24]> : tensor<2xi32>
 // CHECK-DAG: %[[QB:.*]] = kiln.constant dense<{{\[\[}}1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
 // CHECK: %[[ACC:.*]] = kiln.matmul %arg0, %[[QB]] : tensor<4x3xi8>, tensor<3x2xi8>
-// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[CORR]] : tensor<4x2xi32>, tensor<1x2xi32>
+// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[CORR]] : tensor<4x2xi32>, tensor<2xi32>
 // CHECK: %[[DQ:.*]] = kiln.dequantize %[[SUB]], %[[SCALE]], %[[ZERO]] : tensor<4x2xi32>, tensor<2xf32>, tensor<2xi32>
 // CHECK: %[[ADD:.*]] = kiln.add %[[DQ]]
 // CHECK: %[[RELU:.*]] = kiln.relu %[[ADD]]
@@ -85,16 +85,14 @@ func.func @batch_matmul(%x: tensor<2x4x3xi8>) -> tensor<2x4x2xf32> {
 // -----
 
 // Conv with an input zero point, per-channel weights and an int32 bias
-// dequantized by sx * sw: the input is padded with zx, the bias joins the
-// i32 conv, zx * sum(w) = -128 * 18 = -2304 per channel is subtracted.
+// dequantized by sx * sw: the input is padded with zx, and the bias minus
+// zx * sum(w) = [10, -20, 30] - (-128 * 18) joins the i32 conv.
 // CHECK-LABEL: func.func @conv_int32_bias
-// CHECK-DAG: %[[CORR:.*]] = kiln.constant dense<-2304> : tensor<3x1x1xi32>
-// CHECK-DAG: %[[BIAS:.*]] = kiln.constant dense<[10, -20, 30]> : tensor<3xi32>
+// CHECK-DAG: %[[BIAS:.*]] = kiln.constant dense<[2314, 2284, 2334]> : tensor<3xi32>
 // CHECK-DAG: %[[SCALE:.*]] = kiln.constant dense<[1.250000e-01, 2.500000e-01, 5.000000e-01]> : tensor<3xf32>
 // CHECK: %[[PAD:.*]] = kiln.pad %arg0 {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = -1.280000e+02 : f64} : tensor<1x2x4x4xi8>
 // CHECK: %[[ACC:.*]] = kiln.conv %[[PAD]], %{{.*}}, %[[BIAS]] {{.*}}pads = array<i64: 0, 0, 0, 0>{{.*}} : tensor<1x2x6x6xi8>, tensor<3x2x3x3xi8>, tensor<3xi32>
-// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[CORR]]
-// CHECK: kiln.dequantize %[[SUB]], %[[SCALE]], %{{.*}} : tensor<1x3x4x4xi32>, tensor<3xf32>, tensor<3xi32>
+// CHECK-NEXT: kiln.dequantize %[[ACC]], %[[SCALE]], %{{.*}} : tensor<1x3x4x4xi32>, tensor<3xf32>, tensor<3xi32>
 func.func @conv_int32_bias(%x: tensor<1x2x4x4xi8>) -> tensor<1x3x4x4xf32> {
   %sx = kiln.constant dense<0.5> : tensor<f32>
   %zx = kiln.constant dense<-128> : tensor<i8>
@@ -113,12 +111,13 @@ func.func @conv_int32_bias(%x: tensor<1x2x4x4xi8>) -> tensor<1x3x4x4xf32> {
 
 // -----
 
-// Depthwise (groups = C): no padding, so no pad op; the bias whose scale is
-// not sx * sw is added in f32 after the dequantize.
+// Depthwise (groups = C): no padding, so no pad op; -zx * sum(w) = -3 * 18
+// becomes the conv's bias; the bias whose scale is not sx * sw is added in
+// f32 after the dequantize.
 // CHECK-LABEL: func.func @depthwise_float_bias
-// CHECK: %[[ACC:.*]] = kiln.conv %arg0, %{{.*}} {{.*}}groups = 2 : i64{{.*}} : tensor<1x2x4x4xi8>, tensor<2x1x3x3xi8>
-// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %{{.*}} : tensor<1x2x2x2xi32>, tensor<2x1x1xi32>
-// CHECK: %[[DQ:.*]] = kiln.dequantize %[[SUB]]
+// CHECK: %[[CORR:.*]] = kiln.constant dense<-54> : tensor<2xi32>
+// CHECK: %[[ACC:.*]] = kiln.conv %arg0, %{{.*}}, %[[CORR]] {{.*}}groups = 2 : i64{{.*}} : tensor<1x2x4x4xi8>, tensor<2x1x3x3xi8>, tensor<2xi32>
+// CHECK: %[[DQ:.*]] = kiln.dequantize %[[ACC]]
 // CHECK: kiln.add %[[DQ]], %{{.*}} : tensor<1x2x2x2xf32>, tensor<2x1x1xf32>
 func.func @depthwise_float_bias(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xf32> {
   %sx = kiln.constant dense<0.5> : tensor<f32>
