@@ -480,7 +480,8 @@ LogicalResult foldConv(OpBuilder &b, ConvOp op) {
     }
   }
   ConvWindow window{op.getStridesOrDefault(), op.getDilationsOrDefault(),
-                    op.getPadsOrDefault(), op.getGroups()};
+                    op.getPadsOrDefault(),
+                    static_cast<int64_t>(op.getGroups())};
   FailureOr<Value> acc =
       buildIntegerConv(b, loc, input.getInput(), filter.getInput(),
                        input.getZeroPoint(), Value(), intBias, window);
