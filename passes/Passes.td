@@ -130,4 +130,40 @@ def MixedPrecision : Pass<"kiln-mixed-precision", "::mlir::ModuleOp"> {
   ];
 }
 
+def Quantize : Pass<"kiln-quantize", "::mlir::ModuleOp"> {
+  let summary = "INT8 post-training quantization of calibrated matmuls and convs";
+  let description = [{
+    Quantizes every `matmul` with a constant 2-D f32 right operand and every
+    `conv` with a constant f32 filter (and bias) that carries the range of
+    its activation input, `kiln.input_range = array<f32: lo, hi>` (set by
+    calibration, `kilnc --quantize=int8 --calibration=DIR`, or by hand):
+
+    - Weights: symmetric s8 per output channel (a matmul's columns, a conv's
+      filters), `scale = max|w| / 127`, zero point 0, computed here; the
+      weight operand becomes `kiln.dequantize` of the i8 constant.
+    - Activation: u8 asymmetric per tensor over [min(lo, 0), max(hi, 0)],
+      `scale = (hi - lo) / 255`, zero point `round(-lo / scale)`, in the
+      biased-s8 storage of Kiln's int8 ops (u8 - 128); the input becomes
+      `kiln.dequantize(kiln.quantize(x))`. A conv bias becomes
+      `kiln.dequantize` of an i32 constant with scale `s_x * s_w`.
+    - Then the QDQ folding (`kiln-fold-qdq`) turns each
+      dequantize -> contraction into an integer contraction with i32
+      accumulation; what it cannot fold stays f32 between quantize and
+      dequantize.
+
+    Ops named in `deny` (op kinds `matmul`/`conv`, or ONNX node names) are
+    left f32. A quantizable op without a valid range is an error.
+
+    Example: `kiln-opt --kiln-quantize="deny=conv" model.mlir`
+    (`fold=false` stops before the folding).
+  }];
+  let options = [
+    ListOption<"deny", "deny", "std::string",
+               "Ops (matmul, conv) or ONNX node names kept in f32">,
+    Option<"fold", "fold", "bool", /*default=*/"true",
+           "Run the QDQ folding into integer contractions (false leaves "
+           "the quantize/dequantize form, for tests and debugging)">,
+  ];
+}
+
 #endif // KILN_PASSES_TD

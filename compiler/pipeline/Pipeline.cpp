@@ -135,7 +135,14 @@ LogicalResult Pipeline::quantize(ModuleOp module) {
   // out), so the observed tensors are exactly the contractions' inputs.
   if (options.calibrate && failed(options.calibrate(module)))
     return failure();
-  return success();
+  PassManager pm(&context);
+  QuantizeOptions quantize;
+  quantize.deny.assign(options.quantizeDeny.begin(), options.quantizeDeny.end());
+  pm.addPass(createQuantize(quantize));
+  // Zero-point corrections and the f32 weights of unfolded contractions
+  // fold to constants.
+  pm.addPass(createGraphCleanup());
+  return pm.run(module);
 }
 
 FailureOr<OwningOpRef<ModuleOp>>

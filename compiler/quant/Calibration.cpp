@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <unistd.h>
@@ -242,6 +243,14 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
         stats[index].ComputeRange(options.method, options.percentile);
     op->setAttr(kInputRangeAttr,
                 DenseF32ArrayAttr::get(context, {range.lo, range.hi}));
+    if (options.dumpRanges)
+      llvm::errs() << "calibration: " << describeReader(op) << ": ["
+                   << llvm::format("%.9g", range.lo) << ", "
+                   << llvm::format("%.9g", range.hi) << "] ("
+                   << ::kiln::quant::CalibrationMethodName(options.method)
+                   << "; observed [" << llvm::format("%.9g", stats[index].min())
+                   << ", " << llvm::format("%.9g", stats[index].max())
+                   << "])\n";
   }
   return success();
 }

@@ -39,6 +39,8 @@ struct CalibrationOptions {
       makeBackend;
   // Print `calibration: N/M samples` lines to stderr.
   bool progress = true;
+  // Print each op's range to stderr (kilnc --dump-calibration).
+  bool dumpRanges = false;
 };
 
 /// Sets `kiln.input_range` on every quantizable op of `module` (a

@@ -128,9 +128,6 @@ cl::list<std::string> precisionDeny(
     cl::desc("Kiln ops kept in f32 (e.g. gelu,add)"),
     cl::value_desc("op,..."), cl::cat(kilncCategory));
 
-// Hidden until kiln-quantize turns the calibrated ranges into int8 ops
-// (tests probe `kilnc --help` for --quantize to decide whether to check
-// int8 builds).
 cl::opt<std::string> quantize(
     "quantize",
     cl::desc("Quantization: none (default) or int8 (post-training, needs "
@@ -139,28 +136,33 @@ cl::opt<std::string> quantize(
              " with constant weights (weights s8 symmetric per output "
              "channel, activations u8 asymmetric per tensor); every other "
              "op stays f32"),
-    cl::init("none"), cl::Hidden, cl::cat(kilncCategory));
+    cl::init("none"), cl::cat(kilncCategory));
 cl::opt<std::string> calibrationDir(
     "calibration",
     cl::desc("Calibration samples for --quantize=int8: one sub-folder per "
              "sample (test_data_set_*/input_N.pb or NAME.npy), or NAME.npy "
              "files for a single sample"),
-    cl::value_desc("dir"), cl::Hidden, cl::cat(kilncCategory));
+    cl::value_desc("dir"), cl::cat(kilncCategory));
 cl::opt<std::string> calibrationMethod(
     "calibration-method",
     cl::desc("How activation ranges are chosen: minmax (default), "
              "percentile (--calibration-percentile of the values) or "
              "entropy (KL-divergence threshold)"),
-    cl::init("minmax"), cl::Hidden, cl::cat(kilncCategory));
+    cl::init("minmax"), cl::cat(kilncCategory));
 cl::opt<double> calibrationPercentile(
     "calibration-percentile",
     cl::desc("Percentile kept on each side by --calibration-method="
              "percentile, in (50, 100] (default 99.99)"),
-    cl::init(99.99), cl::Hidden, cl::cat(kilncCategory));
+    cl::init(99.99), cl::cat(kilncCategory));
+cl::opt<bool> dumpCalibration(
+    "dump-calibration",
+    cl::desc("Print the calibrated range of each quantized op's input to "
+             "stderr"),
+    cl::init(false), cl::cat(kilncCategory));
 cl::list<std::string> quantizeDeny(
     "quantize-deny", cl::CommaSeparated,
     cl::desc("Kiln ops (matmul, conv) or ONNX node names kept in f32"),
-    cl::value_desc("op-or-node,..."), cl::Hidden, cl::cat(kilncCategory));
+    cl::value_desc("op-or-node,..."), cl::cat(kilncCategory));
 
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
@@ -299,6 +301,7 @@ int main(int argc, char **argv) {
     }
     calibration.dir = calibrationDir;
     calibration.percentile = calibrationPercentile;
+    calibration.dumpRanges = dumpCalibration;
     // The observation model runs here, so it is compiled for this CPU
     // whatever --cpu the artifact targets.
     mlir::kiln::cpu::CpuBackendOptions hostOptions;
@@ -318,10 +321,10 @@ int main(int argc, char **argv) {
     };
   } else if (!calibrationDir.empty() || !quantizeDeny.empty() ||
              calibrationMethod.getNumOccurrences() ||
-             calibrationPercentile.getNumOccurrences()) {
+             calibrationPercentile.getNumOccurrences() || dumpCalibration) {
     llvm::errs() << "kilnc: error: --calibration, --calibration-method, "
-                    "--calibration-percentile and --quantize-deny need "
-                    "--quantize=int8\n";
+                    "--calibration-percentile, --dump-calibration and "
+                    "--quantize-deny need --quantize=int8\n";
     return 1;
   }
   pipelineOptions.dumpDispatches = dumpDispatches;
@@ -368,11 +371,6 @@ int main(int argc, char **argv) {
   case EmitKind::Artifact:
   case EmitKind::Auto:
     break;
-  }
-  if (pipelineOptions.quantizeInt8) {
-    llvm::errs() << "kilnc: error: --quantize=int8: kiln-quantize is not "
-                    "built yet; --emit=kiln shows the calibrated ranges\n";
-    return 1;
   }
   ::kiln::artifact::ArtifactSpec spec;
   spec.sourceName = llvm::sys::path::filename(inputPath).str();
