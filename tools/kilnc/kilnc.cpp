@@ -128,15 +128,15 @@ cl::list<std::string> precisionDeny(
     cl::desc("Kiln ops kept in f32 (e.g. gelu,add)"),
     cl::value_desc("op,..."), cl::cat(kilncCategory));
 
-cl::opt<std::string> quantize(
-    "quantize",
-    cl::desc("Quantization: none (default) or int8 (post-training, needs "
-             "--calibration). Quantized: " +
-             std::string(mlir::kiln::kQuantizableOps) +
-             " with constant weights (weights s8 symmetric per output "
-             "channel, activations u8 asymmetric per tensor); every other "
-             "op stays f32"),
-    cl::init("none"), cl::cat(kilncCategory));
+// cl::desc keeps a StringRef, so the text lives in a global.
+const std::string quantizeHelp =
+    std::string("Quantization: none (default) or int8 (post-training, needs "
+                "--calibration). Quantized: ") +
+    mlir::kiln::kQuantizableOps +
+    " with constant weights (weights s8 symmetric per output channel, "
+    "activations u8 asymmetric per tensor); every other op stays f32";
+cl::opt<std::string> quantize("quantize", cl::desc(quantizeHelp),
+                              cl::init("none"), cl::cat(kilncCategory));
 cl::opt<std::string> calibrationDir(
     "calibration",
     cl::desc("Calibration samples for --quantize=int8: one sub-folder per "
