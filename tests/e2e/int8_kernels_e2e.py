@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Numerics of the int8 contraction kernels end to end, checked against
+onnxruntime (never against Kiln itself).
+
+MatMulInteger and ConvInteger models (int8 or uint8 activations as graph
+inputs, int8 weights as initializers, with and without zero points; odd
+shapes: M = 1, K not a multiple of 4, N not a multiple of the vector width,
+K long enough for K blocks, batched A; 3x3 convs and a depthwise one, uint8 as onnxruntime's
+ConvInteger requires) are
+compiled by kilnc under each configuration
+
+    --cpu=native                 (AVX512-VNNI here: vpdpbusd on K quads)
+    --cpu=x86-64-v4              (AVX-512 without VNNI: pmaddwd on K pairs)
+    --cpu=x86-64-v3              (AVX2: pmaddwd on K pairs, ymm)
+    --cpu=native --codegen=loop-order  (weights not packed)
+
+run with `kiln run` on seeded inputs that span the whole 8-bit range, and
+every int32 output must equal onnxruntime's exactly. For the native build
+the script also checks that --dump-dispatches reports the VNNI path for
+the MatMulInteger models when the host has AVX512-VNNI.
+
+Prints one line per (model, configuration) and ends with
+'N passed, N failed'; exit status 1 when anything failed.
+
+    ~/.cache/kiln/venv/bin/python tests/e2e/int8_kernels_e2e.py \\
+        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
+
+CONFIGS = [
+    ("native", ["--cpu=native"]),
+    ("x86-64-v4", ["--cpu=x86-64-v4"]),
+    ("x86-64-v3", ["--cpu=x86-64-v3"]),
+    ("loop-order", ["--cpu=native", "--codegen=loop-order"]),
+]
+
+
+def onnx_type(dtype):
+    return TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
+
+
+def matmul_integer(name, a_shape, n, a_dtype, a_zero=None, seed=0):
+    rng = np.random.default_rng(seed)
+    k = a_shape[-1]
+    w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
+    w.flat[0] = -128
+    inits = [numpy_helper.from_array(w, "w")]
+    inputs = ["a", "w"]
+    if a_zero is not None:
+        inits.append(numpy_helper.from_array(np.array(a_zero, dtype=a_dtype), "a_zero"))
+        inputs.append("a_zero")
+    node = helper.make_node("MatMulInteger", inputs, ["y"])
+    out_shape = list(a_shape[:-1]) + [n]
+    graph = helper.make_graph(
+        [node], name,
+        [helper.make_tensor_value_info("a", onnx_type(a_dtype), list(a_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, out_shape)], inits)
+    return graph
+
+
+def conv_integer(name, x_shape, out_channels, kernel, group, a_dtype,
+                 x_zero=None, seed=0):
+    # onnxruntime's ConvInteger takes uint8 inputs and weights only.
+    rng = np.random.default_rng(seed)
+    c = x_shape[1]
+    w = rng.integers(0, 256, size=(out_channels, c // group, kernel, kernel)).astype(np.uint8)
+    inits = [numpy_helper.from_array(w, "w")]
+    inputs = ["x", "w"]
+    if x_zero is not None:
+        inits.append(numpy_helper.from_array(np.array(x_zero, dtype=a_dtype), "x_zero"))
+        inputs.append("x_zero")
+    node = helper.make_node("ConvInteger", inputs, ["y"], group=group,
+                            pads=[1, 1, 1, 1], kernel_shape=[kernel, kernel])
+    out = [x_shape[0], out_channels, x_shape[2], x_shape[3]]
+    graph = helper.make_graph(
+        [node], name,
+        [helper.make_tensor_value_info("x", onnx_type(a_dtype), list(x_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, out)], inits)
+    return graph
+
+
+def models():
+    yield "mm_1x7x5_s8", matmul_integer("mm_1x7x5_s8", (1, 7), 5, np.int8), True
+    yield "mm_9x301x37_s8", matmul_integer("mm_9x301x37_s8", (9, 301), 37, np.int8), True
+    yield "mm_70x600x100_s8_zp", matmul_integer(
+        "mm_70x600x100_s8_zp", (70, 600), 100, np.int8, a_zero=3), True
+    yield "mm_64x256x96_u8_zp", matmul_integer(
+        "mm_64x256x96_u8_zp", (64, 256), 96, np.uint8, a_zero=131), True
+    yield "mm_batched_2x5x33x20_u8", matmul_integer(
+        "mm_batched_2x5x33x20_u8", (2, 5, 33), 20, np.uint8, a_zero=128), True
+    yield "conv3x3_u8", conv_integer("conv3x3_u8", (1, 5, 9, 11), 6, 3, 1, np.uint8), False
+    yield "conv3x3_u8_zp", conv_integer(
+        "conv3x3_u8_zp", (1, 4, 8, 8), 8, 3, 1, np.uint8, x_zero=120), False
+    yield "depthwise3x3_u8_zp", conv_integer(
+        "depthwise3x3_u8_zp", (1, 8, 14, 14), 8, 3, 8, np.uint8, x_zero=3), False
+
+
+def host_has_vnni():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "avx512_vnni" in f.read()
+    except OSError:
+        return False
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--workdir")
+    args = parser.parse_args()
+    workdir = args.workdir or tempfile.mkdtemp(prefix="int8_e2e_")
+    os.makedirs(workdir, exist_ok=True)
+    passed = failed = 0
+    vnni = host_has_vnni()
+    for name, graph, is_matmul in models():
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        path = os.path.join(workdir, name + ".onnx")
+        onnx.save(model, path)
+        rng = np.random.default_rng(1)
+        value = model.graph.input[0]
+        dims = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        dtype = np.uint8 if value.type.tensor_type.elem_type == TensorProto.UINT8 else np.int8
+        info = np.iinfo(dtype)
+        data = rng.integers(info.min, info.max + 1, size=dims).astype(dtype)
+        data.flat[0] = info.min
+        data.flat[-1] = info.max
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        expected = session.run(None, {value.name: data})[0]
+        for config, flags in CONFIGS:
+            artifact = os.path.join(workdir, f"{name}.{config}.kiln")
+            cmd = [args.kilnc, path, "-o", artifact, "--dump-dispatches"] + flags
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            problem = None
+            if proc.returncode != 0:
+                problem = f"kilnc exited {proc.returncode}: {proc.stderr.strip()[-2000:]}"
+            elif (config == "native" and is_matmul and vnni
+                  and 'native = "vnni"' not in proc.stderr):
+                problem = "--dump-dispatches does not show native = \"vnni\""
+            else:
+                try:
+                    outputs = compare_with_ort.run_kiln(
+                        args.kiln, artifact, {value.name: data}, ["y"],
+                        os.path.join(workdir, f"{name}.{config}.out"))
+                except compare_with_ort.KilnRunError as error:
+                    problem = f"{error.summary}\n{error.detail}"
+                else:
+                    got = outputs.get("y")
+                    if got is None:
+                        problem = "no output"
+                    elif got.shape != expected.shape or got.dtype != expected.dtype:
+                        problem = f"output {got.dtype}{list(got.shape)}, expected {expected.dtype}{list(expected.shape)}"
+                    elif not np.array_equal(got, expected):
+                        bad = np.argwhere(got != expected)
+                        first = tuple(bad[0])
+                        problem = (f"{len(bad)} of {got.size} elements differ; first at "
+                                   f"{first}: {got[first]} vs {expected[first]}")
+            if problem:
+                failed += 1
+                print(f"FAIL {name} [{config}]: {problem}")
+            else:
+                passed += 1
+                print(f"ok   {name} [{config}]: exact ({expected.size} int32 outputs)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
