@@ -111,19 +111,22 @@ FailureOr<Value> quantize(NodeContext &ctx, Value x, Value scale, Value zp,
   return ctx.create<QuantizeOp>({*xf, *s, *z}, {ctx.namedInt("axis", axis)});
 }
 
-void requireElement(NodeContext &ctx, unsigned i, bool &ok,
-                    llvm::ArrayRef<unsigned> widths) {
-  if (!ok || !ctx.hasInput(i))
-    return;
-  Type element = ctx.inputType(i).getElementType();
-  for (unsigned w : widths)
-    if (element.isInteger(w))
-      return;
-  ctx.error() << "input #" << i << " ('" << ctx.node.input(i)
-              << "') has element type " << element
-              << ", expected a quantized (int8/uint8"
-              << (widths.size() > 1 ? "/int32" : "") << ") tensor";
-  ok = false;
+/// Fails with an error naming the first of `inputs` (when present) whose
+/// element type is not an integer of one of `widths` bits.
+LogicalResult requireQuantized(NodeContext &ctx, ArrayRef<unsigned> inputs,
+                               ArrayRef<unsigned> widths = {8}) {
+  for (unsigned i : inputs) {
+    if (!ctx.hasInput(i))
+      continue;
+    Type element = ctx.inputType(i).getElementType();
+    if (llvm::any_of(widths, [&](unsigned w) { return element.isInteger(w); }))
+      continue;
+    return ctx.error() << "input #" << i << " ('" << ctx.node.input(i)
+                       << "') has element type " << element
+                       << ", expected a quantized (int8/uint8"
+                       << (widths.size() > 1 ? "/int32" : "") << ") tensor";
+  }
+  return success();
 }
 
 LogicalResult convertQuantizeLinear(NodeContext &ctx) {
@@ -137,9 +140,7 @@ LogicalResult convertQuantizeLinear(NodeContext &ctx) {
   bool isUnsigned;
   Value zp = ctx.input(2);
   if (zp) {
-    bool ok = true;
-    requireElement(ctx, 2, ok, {8});
-    if (!ok)
+    if (failed(requireQuantized(ctx, {2})))
       return failure();
     isUnsigned = ctx.isUnsigned8(2);
   } else {
@@ -162,10 +163,7 @@ LogicalResult convertQuantizeLinear(NodeContext &ctx) {
 LogicalResult convertDequantizeLinear(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  bool ok = true;
-  requireElement(ctx, 0, ok, {8, 32});
-  requireElement(ctx, 2, ok, {8, 32});
-  if (!ok)
+  if (failed(requireQuantized(ctx, {0, 2}, {8, 32})))
     return failure();
   Value q = ctx.input(0), scale = ctx.input(1);
   FailureOr<int64_t> axis =
@@ -195,10 +193,7 @@ int64_t matmulAxis(Value scale, int64_t rank, bool columns) {
 LogicalResult convertQLinearMatMul(NodeContext &ctx) {
   if (failed(ctx.requireInputs(8)))
     return failure();
-  bool ok = true;
-  for (unsigned i : {0u, 2u, 3u, 5u, 7u})
-    requireElement(ctx, i, ok, {8});
-  if (!ok)
+  if (failed(requireQuantized(ctx, {0, 2, 3, 5, 7})))
     return failure();
   int64_t aRank = ctx.inputType(0).getRank(), bRank = ctx.inputType(3).getRank();
   if (aRank < 2 || bRank < 2)
@@ -281,16 +276,10 @@ SmallVector<NamedAttribute> convAttrs(NodeContext &ctx,
 LogicalResult convertQLinearConv(NodeContext &ctx) {
   if (failed(ctx.requireInputs(8)))
     return failure();
-  bool ok = true;
-  for (unsigned i : {0u, 2u, 3u, 5u, 7u})
-    requireElement(ctx, i, ok, {8});
-  if (ctx.hasInput(8) && ok &&
-      !ctx.inputType(8).getElementType().isInteger(32)) {
-    ctx.error() << "bias must be int32, got " << ctx.inputType(8);
+  if (failed(requireQuantized(ctx, {0, 2, 3, 5, 7})))
     return failure();
-  }
-  if (!ok)
-    return failure();
+  if (ctx.hasInput(8) && !ctx.inputType(8).getElementType().isInteger(32))
+    return ctx.error() << "bias must be int32, got " << ctx.inputType(8);
   FailureOr<quant::ConvWindow> window = convWindow(ctx, 0, 3);
   if (failed(window))
     return failure();
@@ -350,10 +339,7 @@ Value integerZeroPoint(NodeContext &ctx, unsigned index, unsigned zpIndex) {
 LogicalResult convertMatMulInteger(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  bool ok = true;
-  for (unsigned i : {0u, 1u, 2u, 3u})
-    requireElement(ctx, i, ok, {8});
-  if (!ok)
+  if (failed(requireQuantized(ctx, {0, 1, 2, 3})))
     return failure();
   FailureOr<Value> y = quant::buildIntegerMatmul(
       ctx.builder, ctx.loc, ctx.input(0), ctx.input(1),
@@ -367,10 +353,7 @@ LogicalResult convertMatMulInteger(NodeContext &ctx) {
 LogicalResult convertConvInteger(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
     return failure();
-  bool ok = true;
-  for (unsigned i : {0u, 1u, 2u, 3u})
-    requireElement(ctx, i, ok, {8});
-  if (!ok)
+  if (failed(requireQuantized(ctx, {0, 1, 2, 3})))
     return failure();
   FailureOr<quant::ConvWindow> window = convWindow(ctx, 0, 1);
   if (failed(window))
