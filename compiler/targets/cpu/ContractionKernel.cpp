@@ -310,6 +310,28 @@ SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
+// The accumulators' start values: a splat of the fill value in the first K
+// block when C was just filled (the fill is folded away), else C as
+// `loadC` reads it.
+SmallVector<Value>
+startAccumulators(OpBuilder &builder, Location loc, linalg::FillOp fill,
+                  Value firstBlock, VectorType accType, int64_t count,
+                  function_ref<SmallVector<Value>(OpBuilder &, Location)> loadC) {
+  if (!fill)
+    return loadC(builder, loc);
+  auto start = scf::IfOp::create(
+      builder, loc, firstBlock,
+      [&](OpBuilder &bb, Location bl) {
+        Value splat = vector::BroadcastOp::create(bb, bl, accType,
+                                                  fill.getDpsInputs()[0]);
+        scf::YieldOp::create(bb, bl, SmallVector<Value>(count, splat));
+      },
+      [&](OpBuilder &bb, Location bl) {
+        scf::YieldOp::create(bb, bl, loadC(bb, bl));
+      });
+  return SmallVector<Value>(start.getResults());
+}
+
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -544,23 +566,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         }
       return loaded;
     };
-    SmallVector<Value> init;
-    if (fill) {
-      auto start = scf::IfOp::create(
-          builder, l, firstBlock,
-          [&](OpBuilder &bb, Location bl) {
-            Value splat = vector::BroadcastOp::create(bb, bl, accType,
-                                                      fill.getDpsInputs()[0]);
-            scf::YieldOp::create(bb, bl,
-                                 SmallVector<Value>(rows * chunks, splat));
-          },
-          [&](OpBuilder &bb, Location bl) {
-            scf::YieldOp::create(bb, bl, loadC(bb, bl));
-          });
-      init.assign(start.getResults().begin(), start.getResults().end());
-    } else {
-      init = loadC(builder, l);
-    }
+    SmallVector<Value> init = startAccumulators(
+        builder, l, fill, firstBlock, accType, rows * chunks, loadC);
     // One k group: `tail` (when set) is how many of its g elements exist
     // (the last group of a K that is not a multiple of g; B's padding is
     // zero, and A's missing elements load as zero so that no garbage,
@@ -796,22 +803,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       }
       return loaded;
     };
-    SmallVector<Value> init;
-    if (fill) {
-      auto start = scf::IfOp::create(
-          builder, l, firstBlock,
-          [&](OpBuilder &bb, Location bl) {
-            Value splat = vector::BroadcastOp::create(bb, bl, vectorType,
-                                                      fill.getDpsInputs()[0]);
-            scf::YieldOp::create(bb, bl, SmallVector<Value>(rows, splat));
-          },
-          [&](OpBuilder &bb, Location bl) {
-            scf::YieldOp::create(bb, bl, loadC(bb, bl));
-          });
-      init.assign(start.getResults().begin(), start.getResults().end());
-    } else {
-      init = loadC(builder, l);
-    }
+    SmallVector<Value> init = startAccumulators(
+        builder, l, fill, firstBlock, vectorType, rows, loadC);
     // The reduction nest: K blocks split the outermost reduction dim; the
     // accumulators are carried through every level.
     auto fmaStep = [&](OpBuilder &body, Location bl, ArrayRef<Value> at,
