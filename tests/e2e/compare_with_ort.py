@@ -92,6 +92,16 @@ def make_inputs(model, seed, shapes):
     return inputs
 
 
+def cosine(got, want):
+    """Cosine similarity of two arrays (in f64); 1 for two all-zero arrays."""
+    g = got.astype(np.float64).ravel()
+    w = want.astype(np.float64).ravel()
+    denom = np.linalg.norm(g) * np.linalg.norm(w)
+    if denom == 0.0:
+        return 1.0 if np.array_equal(g, w) else 0.0
+    return float(g @ w / denom)
+
+
 def compare(model_path, kiln_model, kiln, seed=0, atol=1e-4, rtol=1e-3,
             workdir=None, threads=1, inputs=None, quiet=False):
     model = onnx.load(model_path)

@@ -37,15 +37,6 @@ import make_real_models  # noqa: E402
 import compare_with_ort  # noqa: E402
 
 
-def cosine(got, want):
-    g = got.astype(np.float64).ravel()
-    w = want.astype(np.float64).ravel()
-    denom = np.linalg.norm(g) * np.linalg.norm(w)
-    if denom == 0.0:
-        return 1.0 if np.array_equal(g, w) else 0.0
-    return float(g @ w / denom)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kilnc", required=True)
@@ -100,7 +91,7 @@ def main():
                     print(f"{label} {name}: FAIL: got {what}, want {want.dtype}{list(want.shape)}")
                     failed.append(label)
                     continue
-                cos = cosine(got, want)
+                cos = compare_with_ort.cosine(got, want)
                 abs_err = float(np.max(np.abs(got.astype(np.float64) - want)))
                 ok = cos >= args.min_cosine
                 rows.append((model_name, precision, name, cos, abs_err,

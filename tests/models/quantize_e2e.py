@@ -48,15 +48,6 @@ import compare_with_ort  # noqa: E402
 DEFAULT_MODELS = ["resnet18_style.onnx", "mobilenet_v2.onnx", "bert_encoder.onnx"]
 
 
-def cosine(got, want):
-    g = got.astype(np.float64).ravel()
-    w = want.astype(np.float64).ravel()
-    denom = np.linalg.norm(g) * np.linalg.norm(w)
-    if denom == 0.0:
-        return 1.0 if np.array_equal(g, w) else 0.0
-    return float(g @ w / denom)
-
-
 def write_calibration(model, folder, count):
     """One sub-folder per sample, NAME.npy per graph input."""
     for i in range(count):
@@ -154,9 +145,9 @@ def main():
             continue
         for name in names:
             gots, wants = got_all[name], want_all[name]
-            per_sample = [cosine(g, w) for g, w in zip(gots, wants)]
+            per_sample = [compare_with_ort.cosine(g, w) for g, w in zip(gots, wants)]
             got, want = np.stack(gots), np.stack(wants)
-            cos = cosine(got, want)
+            cos = compare_with_ort.cosine(got, want)
             abs_err = float(np.max(np.abs(got.astype(np.float64) - want)))
             top1 = ""
             # Class scores: the model's only output, [1, C] with C >= 10.
