@@ -497,11 +497,6 @@ def select_variants(requested, use_ov):
     return [v for v in chosen if v != "ov-fp32" or use_ov]
 
 
-def kilnc_has_quantize(kilnc):
-    proc = subprocess.run([kilnc, "--help"], capture_output=True, text=True)
-    return "--quantize" in proc.stdout
-
-
 def calibration_feeds(model, count, seed):
     """`count` seeded input sets (numpy: floats uniform in [-1, 1], integers in [0, 4))."""
     initializers = {i.name for i in model.graph.initializer}
@@ -600,7 +595,6 @@ def main():
     if ov is None and not args.no_openvino and (not args.variants or "ov-fp32" in ",".join(args.variants)):
         log("openvino is not installed in this Python; run bench/setup.sh (OpenVINO columns will be empty)")
     variants = select_variants(args.variants, use_ov)
-    has_quantize = kilnc_has_quantize(args.kilnc)
 
     tmp = args.workdir or tempfile.mkdtemp(prefix="kiln-bench-")
     os.makedirs(tmp, exist_ok=True)
@@ -624,9 +618,6 @@ def main():
             calibration_dir = write_calibration_dir(os.path.join(tmp, stem + ".calibration"), model, calibration)
         for variant in [v for v in variants if v.startswith("kiln-")]:
             if variant == "kiln-int8":
-                if not has_quantize:
-                    unavailable[(name, variant)] = "kilnc has no --quantize (not built yet)"
-                    continue
                 flags = ["--quantize=int8", f"--calibration={calibration_dir}"]
             else:
                 flags = KILNC_FLAGS[variant]
