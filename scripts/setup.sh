@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Kiln's build and tests need, and nothing when all of it is
 # there already: the Debian packages (LLVM/MLIR 22, Bazel 4, Protobuf,
-# FlatBuffers, GoogleTest, ONNX) and a Python venv with the pinned test
+# FlatBuffers, GoogleTest, ONNX; cpp-httplib and nlohmann/json for the
+# embedding example) and a Python venv with the pinned test
 # packages. Safe to run any number of times.
 #
 # Environment:
@@ -22,6 +23,7 @@ debian_packages=(
   libxxhash-dev
   libgtest-dev
   libonnx-dev
+  libcpp-httplib-dev nlohmann-json3-dev
   zlib1g-dev libzstd-dev
   python3-venv
 )
