@@ -87,6 +87,7 @@ struct PerturbNodePass
 void addPerturbNodeHook(Pipeline &pipeline, std::string node, float delta) {
   pipeline.addPassesAfter(Stage::Lowering, [node, delta](OpPassManager &pm) {
     pm.addPass(std::make_unique<PerturbNodePass>(node, delta));
+    return success();
   });
 }
 

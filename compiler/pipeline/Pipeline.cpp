@@ -63,7 +63,16 @@ void Pipeline::addBackend(std::unique_ptr<TargetBackend> backend) {
 }
 
 void Pipeline::addPassesAfter(Stage stage, PassHook hook) {
-  hooks.emplace_back(stage, std::move(hook));
+  hooks.push_back({stage, /*before=*/false, "", std::move(hook)});
+}
+
+void Pipeline::addPassesBefore(Stage stage, PassHook hook) {
+  hooks.push_back({stage, /*before=*/true, "", std::move(hook)});
+}
+
+void Pipeline::addTargetPasses(llvm::StringRef backend, PassHook hook) {
+  hooks.push_back(
+      {Stage::TargetCodegen, /*before=*/false, backend.str(), std::move(hook)});
 }
 
 void Pipeline::stageDone(Stage stage) {
@@ -73,14 +82,21 @@ void Pipeline::stageDone(Stage stage) {
                  << " s\n";
 }
 
-LogicalResult Pipeline::runHooks(ModuleOp module, Stage stage) {
+LogicalResult Pipeline::runHooks(ModuleOp module, Stage stage, bool before,
+                                 llvm::StringRef backend) {
   PassManager pm(&context);
   bool any = false;
-  for (auto &[at, hook] : hooks) {
-    if (at != stage)
-      continue;
-    hook(pm);
-    any = true;
+  // Hooks for every backend first, then the backend's own.
+  for (bool forOneBackend : {false, true}) {
+    for (Hook &hook : hooks) {
+      if (hook.stage != stage || hook.before != before ||
+          hook.backend.empty() == forOneBackend ||
+          (forOneBackend && hook.backend != backend))
+        continue;
+      if (failed(hook.addPasses(pm)))
+        return failure();
+      any = true;
+    }
   }
   return any ? pm.run(module) : success();
 }
@@ -95,9 +111,13 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
       {Stage::Lowering, [] { return createKilnToLinalg(); }},
       {Stage::DispatchFormation, [] { return createFormDispatches(); }},
   };
+  if (failed(runHooks(module, Stage::Import, /*before=*/false)))
+    return failure();
   for (const StagePasses &s : stages) {
     if (static_cast<int>(s.stage) > static_cast<int>(last))
       break;
+    if (failed(runHooks(module, s.stage, /*before=*/true)))
+      return failure();
     PassManager pm(&context);
     pm.addPass(s.create());
     if (s.stage == Stage::GraphOptimization) {
@@ -122,7 +142,7 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
     if (s.stage == Stage::GraphOptimization && options.quantizeInt8 &&
         failed(quantize(module)))
       return failure();
-    if (failed(runHooks(module, s.stage)))
+    if (failed(runHooks(module, s.stage, /*before=*/false)))
       return failure();
     stageDone(s.stage);
   }
@@ -150,7 +170,8 @@ Pipeline::generateKernels(ModuleOp module, TargetBackend &backend,
                           SmallVector<KernelInfo> &table) {
   OwningOpRef<ModuleOp> kernels = dispatchModule(module);
   if (failed(backend.configureDispatches(*kernels)) ||
-      failed(runHooks(*kernels, Stage::TargetCodegen)))
+      failed(runHooks(*kernels, Stage::TargetCodegen, /*before=*/false,
+                      backend.name())))
     return failure();
   if (options.dumpDispatches)
     printDispatches(*kernels, llvm::errs(), module);

@@ -9,9 +9,12 @@
 // Each stage ends at a well-defined IR (Kiln dialect, linalg on tensors,
 // host function + dispatch functions, target kernels), which is where
 // extra passes hook in: `addPassesAfter(stage, ...)` appends passes that
-// run right after the stage's own (this is how pass plugins will place
-// their passes). A compilation can also stop after any stage and hand the
-// IR back (kilnc --emit).
+// run right after the stage's own, `addPassesBefore` runs them first, and
+// `addTargetPasses` runs them for one backend only. Pass plugins and
+// `kilnc --pass-at` place their passes through these
+// (compiler/plugin/PluginLoader.h); the pipeline itself knows nothing of
+// plugins, and neither do the backends. A compilation can also stop after
+// any stage and hand the IR back (kilnc --emit).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
@@ -65,7 +68,9 @@ struct PipelineOptions {
 
 class Pipeline {
 public:
-  using PassHook = std::function<void(OpPassManager &)>;
+  // Adds passes to a pass manager anchored on builtin.module; a failure
+  // (reported by the hook) fails the compilation.
+  using PassHook = std::function<LogicalResult(OpPassManager &)>;
 
   Pipeline(MLIRContext &context, PipelineOptions options);
 
@@ -74,10 +79,20 @@ public:
   void addBackend(std::unique_ptr<TargetBackend> backend);
 
   // Extra passes on the whole module right after `stage`'s own passes
-  // (graph-optimization, lowering or dispatch-formation), or on each
-  // backend's dispatch module before its kernels are generated
-  // (target-codegen).
+  // (import: before graph-optimization's; graph-optimization, lowering or
+  // dispatch-formation), or on each backend's dispatch module after it
+  // configured the dispatches and before its kernels are generated
+  // (target-codegen). Hooks of one stage run in the order they were added.
   void addPassesAfter(Stage stage, PassHook hook);
+
+  // Extra passes on the whole module right before `stage`'s own passes
+  // (graph-optimization, lowering or dispatch-formation), after every
+  // hook of the stage before.
+  void addPassesBefore(Stage stage, PassHook hook);
+
+  // Like addPassesAfter(Stage::TargetCodegen, hook), for the backend named
+  // `backend` only; run after the hooks for every backend.
+  void addTargetPasses(llvm::StringRef backend, PassHook hook);
 
   // Runs the module-level stages after import, up to and including `last`
   // (at most DispatchFormation). Diagnostics go to the context's handler.
@@ -96,14 +111,22 @@ private:
   FailureOr<OwningOpRef<ModuleOp>>
   generateKernels(ModuleOp module, TargetBackend &backend,
                   llvm::SmallVector<KernelInfo> &table);
-  LogicalResult runHooks(ModuleOp module, Stage stage);
+  struct Hook {
+    Stage stage;
+    bool before;
+    std::string backend; // target-codegen only; empty: every backend
+    PassHook addPasses;
+  };
+
+  LogicalResult runHooks(ModuleOp module, Stage stage, bool before,
+                         llvm::StringRef backend = "");
   LogicalResult quantize(ModuleOp module);
   void stageDone(Stage stage);
 
   MLIRContext &context;
   PipelineOptions options;
   std::vector<std::unique_ptr<TargetBackend>> backends;
-  std::vector<std::pair<Stage, PassHook>> hooks;
+  std::vector<Hook> hooks;
   double startSeconds = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "compiler/artifact/ArtifactSpec.h"
 #include "compiler/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/plugin/PluginLoader.h"
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "compiler/quant/Calibration.h"
@@ -19,6 +20,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "passes/Passes.h"
 #include "llvm/Support/Path.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -167,6 +170,51 @@ cl::list<std::string> quantizeDeny(
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
 
+cl::list<std::string> passPlugins(
+    "load-pass-plugin",
+    cl::desc("Load a Kiln plugin (compiler/plugin/KilnPlugin.h); its passes "
+             "run at the stages it names (repeatable)"),
+    cl::value_desc("libplugin.so"), cl::cat(kilncCategory));
+// cl::desc keeps a StringRef, so the text lives in a global.
+const std::string passAtHelp =
+    "Run a pass pipeline (any registered pass, built-in or from a plugin, "
+    "nested in builtin.module, e.g. 'func.func(canonicalize)') at a stage: " +
+    mlir::kiln::pluginStageNames() + " (repeatable)";
+cl::list<std::string> passAt("pass-at", cl::desc(passAtHelp),
+                             cl::value_desc("stage:pipeline"),
+                             cl::cat(kilncCategory));
+
+// Loads --load-pass-plugin's plugins and parses --pass-at, in that order
+// (a --pass-at pipeline may name a plugin's pass). Registers the built-in
+// passes first, only when needed: most compilations name none.
+bool collectPlacements(std::vector<mlir::kiln::PassPlacement> &placements) {
+  if (passPlugins.empty() && passAt.empty())
+    return true;
+  mlir::registerAllPasses();
+  mlir::kiln::registerKilnPasses();
+  mlir::kiln::cpu::registerCpuBackendPasses();
+  for (const std::string &path : passPlugins) {
+    mlir::kiln::PluginLoadResult loaded = mlir::kiln::loadPlugin(path);
+    if (!loaded.plugin) {
+      llvm::errs() << "kilnc: error: " << loaded.error << "\n";
+      return false;
+    }
+    placements.insert(placements.end(), loaded.plugin->placements.begin(),
+                      loaded.plugin->placements.end());
+  }
+  const llvm::StringRef targets[] = {"cpu"};
+  for (const std::string &argument : passAt) {
+    mlir::kiln::PassPlacement placement;
+    std::string error;
+    if (!mlir::kiln::parsePassAt(argument, targets, placement, error)) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return false;
+    }
+    placements.push_back(std::move(placement));
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -181,6 +229,10 @@ int main(int argc, char **argv) {
   const std::string outputFile = outputPath;
   const bool showTiming = timing;
   const bool showDispatches = dumpDispatches;
+
+  std::vector<mlir::kiln::PassPlacement> placements;
+  if (!collectPlacements(placements))
+    return 1;
 
   mlir::kiln::onnx_import::ImportOptions options;
   for (const std::string &text : inputShapes) {
@@ -331,6 +383,7 @@ int main(int argc, char **argv) {
   pipelineOptions.timing = showTiming;
   mlir::kiln::Pipeline pipeline(context, pipelineOptions);
   pipeline.addBackend(std::move(*backend));
+  mlir::kiln::addPlacements(pipeline, placements);
   if (!debugPerturbNode.empty())
     mlir::kiln::addPerturbNodeHook(pipeline, debugPerturbNode,
                                    debugPerturbDelta);
