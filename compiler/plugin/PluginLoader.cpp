@@ -55,13 +55,20 @@ public:
   std::vector<PassPlacement> placements;
 };
 
-// `pipeline` without a `builtin.module(...)` wrapper: placements run on
-// the module already, and a nested module pass manager would silently
-// run on nested modules (there are none).
+// `pipeline` without a `builtin.module(...)` wrapper around all of it:
+// placements run on the module already.
 llvm::StringRef stripModuleAnchor(llvm::StringRef pipeline) {
   llvm::StringRef text = pipeline.trim();
-  if (text.consume_front("builtin.module(") && text.consume_back(")"))
-    return text.trim();
+  if (!text.consume_front("builtin.module("))
+    return pipeline.trim();
+  // The wrapper's closing parenthesis must be the last character.
+  int depth = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0)
+      return i + 1 == text.size() ? text.take_front(i).trim()
+                                  : pipeline.trim();
+  }
   return pipeline.trim();
 }
 
@@ -121,6 +128,16 @@ LogicalResult addPlacementPasses(const PassPlacement &placement,
   if (text.empty()) {
     errors << placement.origin << ": the pipeline for stage '"
            << pluginStageName(placement.stage) << "' is empty";
+    return failure();
+  }
+  // A builtin.module(...) inside the pipeline would nest a pass manager
+  // for modules inside the module, which has none: its passes would
+  // silently never run.
+  if (text.contains("builtin.module(")) {
+    errors << placement.origin << ": in the pass pipeline '"
+           << placement.pipeline
+           << "', builtin.module(...) may only wrap the whole pipeline (the "
+              "stage's passes run on the module already)";
     return failure();
   }
   std::string parseErrors;

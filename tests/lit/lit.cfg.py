@@ -18,5 +18,11 @@ def _find_on_path(file_name):
             return candidate
     return file_name
 
-config.substitutions.append(
-    ("%example_pass_plugin", _find_on_path("libKilnExamplePassPlugin.so")))
+for _substitution, _file_name in [
+        ("%example_pass_plugin", "libKilnExampleFuseLayerNorm.so"),
+        ("%stage_trace_plugin", "libKilnTestStageTrace.so"),
+        ("%wrong_api_plugin", "libKilnTestWrongApiVersion.so"),
+        ("%wrong_kiln_plugin", "libKilnTestWrongKilnVersion.so"),
+        ("%no_entry_plugin", "libKilnTestNoEntryPoint.so"),
+        ("%bad_pipeline_plugin", "libKilnTestBadPipeline.so")]:
+    config.substitutions.append((_substitution, _find_on_path(_file_name)))
