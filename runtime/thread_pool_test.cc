@@ -3,11 +3,16 @@
 #include "runtime/src/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <memory>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -164,6 +169,37 @@ TEST(ThreadPool, DestroyedWhileIdle) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
+}
+
+// A pool whose threads cannot all start throws std::system_error (which
+// the API guards turn into RESOURCE_EXHAUSTED) after joining the workers
+// it did start, instead of destroying joinable threads (std::terminate).
+// Run in a child process whose address space is capped just above its
+// current size, so that only a few 8 MiB thread stacks fit.
+[[noreturn]] void StartPoolUnderAddressSpaceCap() {
+  long pages = 0;
+  FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr || std::fscanf(statm, "%ld", &pages) != 1) std::_Exit(3);
+  std::fclose(statm);
+  rlim_t cap = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (32u << 20);
+  rlimit limit{cap, cap};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(4);
+  try {
+    ThreadPool pool(64);
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "system_error: %s\n", e.what());
+    std::_Exit(0);
+  }
+  std::_Exit(5);  // all 63 workers started: the cap did not bite
+}
+
+// Not under ASan/TSan, whose shadow memory cannot live under such a cap.
+TEST(ThreadPool, ThreadsThatCannotStartAreAnErrorNotAnAbort) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "RLIMIT_AS cannot cap a sanitized process";
+#else
+  EXPECT_EXIT(StartPoolUnderAddressSpaceCap(), ::testing::ExitedWithCode(0), "system_error");
+#endif
 }
 
 }  // namespace

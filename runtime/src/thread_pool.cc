@@ -48,11 +48,22 @@ std::unique_lock<std::mutex> LockSpinning(std::mutex& mutex) {
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
-  for (int i = 1; i < num_threads; ++i)
-    workers_.emplace_back([this] { WorkerLoop(); });
+  try {
+    for (int i = 1; i < num_threads; ++i)
+      workers_.emplace_back([this] { WorkerLoop(); });
+  } catch (...) {
+    // A thread that cannot start throws std::system_error (the caller's
+    // guard reports RESOURCE_EXHAUSTED). The destructor does not run for a
+    // constructor that throws, and destroying a joinable std::thread calls
+    // std::terminate, so the workers already started are joined here.
+    StopWorkers();
+    throw;
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { StopWorkers(); }
+
+void ThreadPool::StopWorkers() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;

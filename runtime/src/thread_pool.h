@@ -68,6 +68,9 @@ class ThreadPool {
   // claimed jobs on the way. Needs mutex_.
   Job* ClaimJobLocked();
   void WorkerLoop();
+  // Tells the workers to stop and joins them (the destructor, and a
+  // constructor that could not start them all).
+  void StopWorkers() noexcept;
 
   // What spinning workers watch, on a cache line of its own; both change
   // only under mutex_. The generation is bumped whenever a job is listed
