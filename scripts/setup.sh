@@ -2,7 +2,8 @@
 # Installs what Kiln's build and tests need, and nothing when all of it is
 # there already: the Debian packages (LLVM/MLIR 22, Bazel 4, Protobuf,
 # FlatBuffers, GoogleTest, ONNX; cpp-httplib and nlohmann/json for the
-# embedding example) and a Python venv with the pinned test
+# embedding example; CMake, pkg-config and binutils for the install test
+# of scripts/install.sh) and a Python venv with the pinned test
 # packages. Safe to run any number of times.
 #
 # Environment:
@@ -26,6 +27,7 @@ debian_packages=(
   libcpp-httplib-dev nlohmann-json3-dev
   zlib1g-dev libzstd-dev
   python3-venv
+  cmake pkg-config binutils
 )
 
 missing=()
