@@ -20,6 +20,10 @@ pass() { checks=$((checks + 1)); echo "ok: $*"; }
 version="$(sed -n 's/^KILN_VERSION = "\(.*\)"$/\1/p' "$root/version.bzl")"
 soversion="${version%%.*}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "version.bzl: bad KILN_VERSION '$version'"
+# The plugin API states the release too (a plugin for another one is refused).
+plugin_version="$(sed -n 's/^#define KILN_VERSION_STRING "\(.*\)"$/\1/p' "$root/compiler/plugin/KilnPlugin.h")"
+[[ "$plugin_version" == "$version" ]] ||
+  fail "compiler/plugin/KilnPlugin.h says KILN_VERSION_STRING '$plugin_version', version.bzl '$version'"
 
 # --- install.sh's own errors.
 expect_install_error() {  # PATTERN ARGS...
