@@ -13,8 +13,8 @@
 // to a single dispatch. It is a plugin (compiler/plugin/KilnPlugin.h):
 //
 //   kilnc model.onnx -o model.kiln --load-pass-plugin=libKilnExampleFuseLayerNorm.so
-//   kiln-opt in.mlir --load-pass-plugin=libKilnExampleFuseLayerNorm.so \
-//       --pass-pipeline='builtin.module(func.func(kiln-example-fuse-layer-norm))'
+//   kiln-opt in.mlir --load-pass-plugin=libKilnExampleFuseLayerNorm.so
+//       --kiln-example-fuse-layer-norm
 //
 // It matches `mul(d, d)` as well as `pow(d, 2)`, and a chain without the
 // affine part (gamma, beta) or with gamma only; the reduced axes must be the
@@ -165,6 +165,7 @@ struct FuseLayerNormPattern : OpRewritePattern<DivOp> {
   }
 };
 
+// doc-region: pass
 class FuseLayerNormPass
     : public PassWrapper<FuseLayerNormPass, OperationPass<func::FuncOp>> {
 public:
@@ -187,7 +188,9 @@ public:
       return signalPassFailure();
   }
 };
+// doc-end: pass
 
+// doc-region: entry
 void registerPlugin(PluginRegistrar &registrar) {
   PassRegistration<FuseLayerNormPass>();
   // Right after import: the precision and quantization passes of graph
@@ -206,3 +209,4 @@ extern "C" KILN_PLUGIN_EXPORT const KilnPluginInfo *kilnGetPluginInfo() {
                                       registerPlugin};
   return &info;
 }
+// doc-end: entry
