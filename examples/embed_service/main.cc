@@ -7,6 +7,7 @@
 // request already received and exits 0; a second signal exits at once (1).
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -165,7 +166,23 @@ int main(int argc, char** argv) {
   // a connection thread, and at shutdown the server waits for it to time out,
   // so the timeout is short.
   server.set_keep_alive_max_count(1000);
+  // A response goes out in several writes (headers, body); with Nagle's
+  // algorithm against the client's delayed ACK each costs ~40 ms.
+  server.set_tcp_nodelay(true);
   server.set_keep_alive_timeout(2);
+  // cpp-httplib listens with a backlog of 5 (a constant compiled into
+  // Debian's library): a burst of new connections beyond that has its SYNs
+  // dropped and retried a second later. The socket is remembered here and
+  // its backlog raised after binding (listen() again does that on Linux).
+  // Setting options replaces the library's, which also set SO_REUSEPORT and
+  // so let a second instance share the port; SO_REUSEADDR alone makes it
+  // fail with "address in use" instead.
+  int listening_socket = -1;
+  server.set_socket_options([&listening_socket](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listening_socket = sock;
+  });
   kiln_service::InstallRoutes(server, *service, metrics, draining);
 
   const int port = flags.port == 0 ? server.bind_to_any_port(flags.host)
@@ -173,6 +190,10 @@ int main(int argc, char** argv) {
   if (port < 0) {
     std::fprintf(stderr, "kiln-embed-service: cannot listen on %s:%d: %s\n", flags.host.c_str(),
                  flags.port, std::strerror(errno));
+    return 1;
+  }
+  if (::listen(listening_socket, SOMAXCONN) != 0) {
+    std::fprintf(stderr, "kiln-embed-service: listen: %s\n", std::strerror(errno));
     return 1;
   }
   if (!flags.port_file.empty() && !WritePortFile(flags.port_file, port)) {
