@@ -44,12 +44,15 @@ asan_ubsan_tests=(
   //dialects/kiln:shape_inference_test
   //tests/runtime:compiled_model_concurrency_test
   //tests/runtime:compiled_kernel_checks_test
+  //examples/embed_service:tensor_json_test
+  //examples/embed_service:inference_service_test
 )
 tsan_tests=(
   //runtime:concurrency_test
   //runtime:thread_pool_test
   //tests/runtime:compiled_model_concurrency_test
   //tests/runtime:stress_test
+  //examples/embed_service:inference_service_test
 )
 # The stress test's 64 threads at TSan's speed: fewer runs per thread.
 tsan_flags=(--test_env=KILN_STRESS_RUNS="${KILN_TSAN_STRESS_RUNS:-20}")

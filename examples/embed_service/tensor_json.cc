@@ -104,11 +104,13 @@ float Bf16ToFloat(uint16_t b) {
 }
 
 // A JSON element as a floating-point value: a number, or one of the
-// strings that stand for what JSON cannot write.
-bool ReadFloat(const json& element, double* out) {
+// strings that stand for what JSON cannot write. `max` is the largest
+// finite value of the target type: a finite number beyond it is refused
+// (converting it would be undefined, and a silent infinity is no better).
+bool ReadFloat(const json& element, double max, double* out) {
   if (element.is_number()) {
     *out = element.get<double>();
-    return true;
+    return std::fabs(*out) <= max;
   }
   if (element.is_string()) {
     const std::string& s = element.get_ref<const std::string&>();
@@ -145,11 +147,14 @@ bool ReadInteger(const json& element, T* out) {
     *out = static_cast<T>(v);
     return true;
   }
-  // 3.0 is an integer written by a client that only has doubles.
+  // 3.0 is an integer written by a client that only has doubles. The
+  // upper bound is max + 1 (a power of two, exact as a double): comparing
+  // with max itself, which rounds up to 2^63 for i64, would let 2^63 through
+  // to an undefined conversion.
   if (element.is_number_float()) {
     double v = element.get<double>();
     if (v != std::floor(v) || v < static_cast<double>(std::numeric_limits<T>::lowest()) ||
-        v > static_cast<double>(std::numeric_limits<T>::max()))
+        v >= static_cast<double>(std::numeric_limits<T>::max()) + 1.0)
       return false;
     *out = static_cast<T>(v);
     return true;
@@ -160,22 +165,24 @@ bool ReadInteger(const json& element, T* out) {
 // Writes element `i` of `tensor` from `element`; false when it does not fit
 // the dtype.
 bool ReadElement(const json& element, const kiln::Tensor& tensor, size_t i) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
   double f;
   switch (tensor.dtype()) {
     case DType::F32:
-      if (!ReadFloat(element, &f)) return false;
+      if (!ReadFloat(element, kFloatMax, &f)) return false;
       tensor.data_as<float>()[i] = static_cast<float>(f);
       return true;
     case DType::F64:
-      if (!ReadFloat(element, &f)) return false;
+      if (!ReadFloat(element, std::numeric_limits<double>::max(), &f)) return false;
       tensor.data_as<double>()[i] = f;
       return true;
     case DType::F16:
-      if (!ReadFloat(element, &f)) return false;
+      // Via float, whose range covers f16's; 65520 and beyond round to inf.
+      if (!ReadFloat(element, kFloatMax, &f)) return false;
       tensor.data_as<uint16_t>()[i] = FloatToHalf(static_cast<float>(f));
       return true;
     case DType::BF16:
-      if (!ReadFloat(element, &f)) return false;
+      if (!ReadFloat(element, kFloatMax, &f)) return false;
       tensor.data_as<uint16_t>()[i] = FloatToBf16(static_cast<float>(f));
       return true;
     case DType::I8: return ReadInteger(element, &tensor.data_as<int8_t>()[i]);
@@ -216,7 +223,7 @@ json WriteElement(const kiln::Tensor& tensor, size_t i) {
 const char* KindOf(DType dtype) {
   switch (dtype) {
     case DType::F32: case DType::F64: case DType::F16: case DType::BF16:
-      return "a number (or \"NaN\", \"Infinity\", \"-Infinity\")";
+      return "a number in the dtype's range (or \"NaN\", \"Infinity\", \"-Infinity\")";
     case DType::Bool:
       return "true or false";
     default:

@@ -100,6 +100,20 @@ TEST(TensorJson, IntegersMustBeIntegralAndInRange) {
   EXPECT_NE(ErrorOf(Request("u8", {1}, {-1})).find("data[0] is -1"), std::string::npos);
   EXPECT_NE(ErrorOf(Request("i32", {1}, {1.5})).find("data[0] is 1.5"), std::string::npos);
   EXPECT_NE(ErrorOf(Request("i32", {1}, {"7"})).find("data[0] is \"7\""), std::string::npos);
+  // 2^63 as a double is one past i64's range; 2^64 one past u64's.
+  EXPECT_NE(ErrorOf(Request("i64", {1}, {9223372036854775808.0})).find("data[0]"), std::string::npos);
+  EXPECT_NE(ErrorOf(Request("u64", {1}, {18446744073709551616.0})).find("data[0]"), std::string::npos);
+  kiln::Tensor edge = ParseOne("i64", {1}, {-9223372036854775808.0});
+  EXPECT_EQ(edge.data_as<int64_t>()[0], std::numeric_limits<int64_t>::min());
+}
+
+TEST(TensorJson, FloatsBeyondTheDtypesRangeAreRefused) {
+  EXPECT_EQ(ErrorOf(Request("f32", {2}, {1.0, 1e39})),
+            "input 'x': data[1] is 1e+39, not a number in the dtype's range (or \"NaN\", "
+            "\"Infinity\", \"-Infinity\") for dtype f32");
+  EXPECT_NE(ErrorOf(Request("bf16", {1}, {-1e39})).find("data[0] is -1e+39"), std::string::npos);
+  // f64 takes any JSON number.
+  EXPECT_EQ(ParseOne("f64", {1}, {1e300}).data_as<double>()[0], 1e300);
 }
 
 TEST(TensorJson, BoolIsTrueOrFalse) {
