@@ -276,6 +276,27 @@ llvm::StringRef nativePath(const ContractionLoops &loops) {
   return loops.operandType.isF32() ? "" : "convert";
 }
 
+int64_t kGroupOf(llvm::StringRef path) {
+  if (path == "vnni")
+    return 4;
+  if (path == "pmaddwd" || path == "dpbf16")
+    return 2;
+  return 1;
+}
+
+bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op) {
+  if (loops.kGroup != 1 || loops.flippedA || loops.laneStride != 1 ||
+      loops.reductions.size() != 1 || loops.vectorPerRow ||
+      !loops.scalarPerRow ||
+      !(loops.operandType.isInteger(8) || loops.operandType.isBF16()))
+    return false;
+  AffineMap aMap = op.getIndexingMapsArray()[loops.lhs];
+  auto aLast = aMap.getNumResults()
+                   ? dyn_cast<AffineDimExpr>(aMap.getResults().back())
+                   : nullptr;
+  return aLast && aLast.getPosition() == loops.reductions.front();
+}
+
 namespace {
 
 // The fill of `out` that `op` accumulates onto, when nothing between them
@@ -336,7 +357,7 @@ startAccumulators(OpBuilder &builder, Location loc, linalg::FillOp fill,
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                     int64_t rows, int64_t lanes, int64_t kTile,
-                                    int64_t vectorBits) {
+                                    int64_t vectorBits, StringRef panelPath) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
@@ -370,7 +391,27 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return rewriter.getFloatAttr(type, 0.0);
   };
   // A packed B needs whole groups per K block and whole registers per tile.
-  int64_t group = loops->kGroup;
+  // B is packed by the data tiling (constant B, kGroup > 1) or, with a
+  // panel path, here, one panel at a time.
+  bool panels = !panelPath.empty();
+  if (panels) {
+    if (kGroupOf(panelPath) == 1 || !canPackPanels(*loops, op))
+      return op.emitOpError("cannot pack B panels for the '")
+             << panelPath
+             << "' path (needs i8 or bf16 operands matching the path, an "
+                "unpacked B with contiguous lanes shared by all rows, one "
+                "reduction dim and A contiguous along it)";
+    bool matches = loops->operandType.isInteger(8) ? panelPath != "dpbf16"
+                                                   : panelPath == "dpbf16";
+    if (!matches)
+      return op.emitOpError("the '")
+             << panelPath << "' path does not take "
+             << loops->operandType << " operands";
+  }
+  int64_t group = panels ? kGroupOf(panelPath) : loops->kGroup;
+  StringRef path = panels ? panelPath : nativePath(*loops);
+  // vpdpbusd multiplies unsigned by signed bytes: A is read as a + 128.
+  bool flipA = loops->flippedA || (panels && path == "vnni");
   int64_t chunk = std::max<int64_t>(vectorBits / 32, 4);
   if (group > 1) {
     if (kTile % group != 0)
@@ -395,8 +436,29 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // A packed B tile [K/g][cols][g] read as rows of cols * g contiguous
   // elements: one vector load per k group covers every lane of the tile.
   Value bFlat;
-  std::optional<int64_t> staticK;
-  if (group > 1) {
+  std::optional<int64_t> staticK =
+      getConstantIntValue(sizes[loops->reductions.front()]);
+  if (group > 1 && !staticK)
+    return op.emitOpError("needs a static K for packed B");
+  // A panel of B packed by the kernel: [kc / g][lanes * g], plus (vnni)
+  // 128 * its column sums, one i32 per lane. Both are stack scratch that
+  // dies within the kernel (hoisted to the entry block by scratch
+  // planning).
+  Value panel, panelSums;
+  int64_t panelGroups = 0;
+  if (panels) {
+    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
+    panelGroups = (blockK + group - 1) / group;
+    panel = memref::AllocaOp::create(
+        rewriter, loc,
+        MemRefType::get({panelGroups, lanes * group}, loops->operandType),
+        /*alignment=*/rewriter.getI64IntegerAttr(64));
+    if (flipA)
+      panelSums = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get({lanes}, rewriter.getI32Type()),
+          rewriter.getI64IntegerAttr(64));
+    bFlat = panel;
+  } else if (group > 1) {
     // Workgroup tiling sizes B's slice through its map, which gets the
     // extent of `k mod g` wrong when K is not a multiple of g (it
     // evaluates the expression at K - 1); the tile needs whole groups, so
@@ -421,9 +483,6 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return op.emitOpError("needs packed B groups of ") << group;
     bFlat = memref::CollapseShapeOp::create(
         rewriter, loc, packedB, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    staticK = getConstantIntValue(sizes[loops->reductions.front()]);
-    if (!staticK)
-      return op.emitOpError("needs a static K for packed B");
   }
   for (unsigned d : loops->outer) {
     auto loop = scf::ForOp::create(rewriter, loc, zero, sizes[d], one);
@@ -451,6 +510,101 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
   Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       validLanes, index(lanes));
+  if (panels) {
+    // Pack this K block's panel of B once for every row tile below:
+    // panel[q][n * g + j] = B[k0 + q * g + j][n0 + n], zero past K and
+    // past the valid lanes (so no garbage, NaN in bf16, meets A's zeroed
+    // tail). For vnni, also 128 * the column sums of the panel (one
+    // vpdpbusd of 0x80 bytes per register), which the row tiles subtract.
+    Type operand = loops->operandType;
+    unsigned kDim = loops->reductions.front();
+    auto rowType = VectorType::get({lanes}, operand);
+    auto rowMaskType = VectorType::get({lanes}, rewriter.getI1Type());
+    Value rowZeros = arith::ConstantOp::create(
+        rewriter, loc, rowType, DenseElementsAttr::get(rowType, zeroOf(operand)));
+    Value blockGroups = arith::DivUIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(rewriter, loc,
+                              arith::SubIOp::create(rewriter, loc, kEnd, k0),
+                              index(group - 1)),
+        index(group));
+    auto sumType = VectorType::get({chunk}, rewriter.getI32Type());
+    auto byteType = VectorType::get({chunk * 4}, rewriter.getI8Type());
+    int64_t sumChunks = lanes / chunk;
+    SmallVector<Value> sumsInit;
+    Value ones128;
+    if (panelSums) {
+      Value zeroSum = arith::ConstantOp::create(
+          rewriter, loc, sumType,
+          DenseElementsAttr::get(sumType, rewriter.getI32IntegerAttr(0)));
+      sumsInit.assign(sumChunks, zeroSum);
+      ones128 = arith::ConstantOp::create(
+          rewriter, loc, byteType,
+          DenseElementsAttr::get(byteType, rewriter.getI8IntegerAttr(-128)));
+    }
+    // Interleaves two vectors of `n` elements: out[i * 2 + j] = vj[i].
+    auto interleave = [](OpBuilder &bb, Location bl, Value v0, Value v1,
+                         int64_t n, int64_t width) {
+      // `width` elements of each input go together (1: single elements,
+      // 2: the pairs of an earlier interleave).
+      SmallVector<int64_t> mask;
+      for (int64_t i = 0; i < n / width; ++i)
+        for (int64_t j = 0; j < 2; ++j)
+          for (int64_t w = 0; w < width; ++w)
+            mask.push_back(j * n + i * width + w);
+      return vector::ShuffleOp::create(bb, bl, v0, v1, mask).getResult();
+    };
+    auto pack = scf::ForOp::create(
+        rewriter, loc, zero, blockGroups, one, sumsInit,
+        [&](OpBuilder &bb, Location bl, Value q, ValueRange sums) {
+          Value kq = arith::AddIOp::create(
+              bb, bl, k0, arith::MulIOp::create(bb, bl, q, index(group)));
+          SmallVector<Value> groupRows;
+          for (int64_t j = 0; j < group; ++j) {
+            Value k = arith::AddIOp::create(bb, bl, kq, index(j));
+            Value inside = arith::CmpIOp::create(
+                bb, bl, arith::CmpIPredicate::slt, k, kEnd);
+            SmallVector<Value> point(dims);
+            point[kDim] = arith::SelectOp::create(bb, bl, inside, k, k0);
+            Value count =
+                arith::SelectOp::create(bb, bl, inside, validLanes, zero);
+            groupRows.push_back(
+                vector::MaskedLoadOp::create(
+                    bb, bl, rowType, b, operandIndices(bb, bl, bMap, point),
+                    vector::CreateMaskOp::create(bb, bl, rowMaskType,
+                                                 ValueRange{count}),
+                    rowZeros)
+                    .getResult());
+          }
+          Value packed =
+              interleave(bb, bl, groupRows[0], groupRows[1], lanes, 1);
+          if (group == 4)
+            packed = interleave(
+                bb, bl, packed,
+                interleave(bb, bl, groupRows[2], groupRows[3], lanes, 1),
+                2 * lanes, 2);
+          vector::StoreOp::create(bb, bl, packed, panel,
+                                  ValueRange{q, zero});
+          SmallVector<Value> next;
+          for (int64_t c = 0; c < static_cast<int64_t>(sums.size()); ++c) {
+            Value piece = vector::ExtractStridedSliceOp::create(
+                bb, bl, packed, ArrayRef<int64_t>{c * chunk * 4},
+                ArrayRef<int64_t>{chunk * 4}, ArrayRef<int64_t>{1});
+            next.push_back(
+                LLVM::CallIntrinsicOp::create(
+                    bb, bl, sumType,
+                    bb.getStringAttr(chunk == 16
+                                         ? "llvm.x86.avx512.vpdpbusd.512"
+                                         : "llvm.x86.avx512.vpdpbusd.256"),
+                    ValueRange{sums[c], ones128, piece})
+                    .getResult(0));
+          }
+          scf::YieldOp::create(bb, bl, next);
+        });
+    for (int64_t c = 0; c < static_cast<int64_t>(sumsInit.size()); ++c)
+      vector::StoreOp::create(rewriter, loc, pack.getResult(c), panelSums,
+                              ValueRange{index(c * chunk)});
+  }
   auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
                                   index(rows));
   rewriter.setInsertionPointToStart(mLoop.getBody());
@@ -502,7 +656,6 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // row broadcast as a 32-bit pattern, and per row and vector register
   // one dot-product instruction (vpdpbusd, vdpbf16ps, or pmaddwd + add).
   // Accumulators are one vector register each (rows x width / chunk).
-  StringRef path = nativePath(*loops);
   // `wholeRows`: every row of the tile is valid, so rows are read at
   // m0 + i (constant offsets from one address) rather than clamped.
   auto emitPackedTile = [&](OpBuilder &builder, Location l, int64_t width,
@@ -568,14 +721,33 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     };
     SmallVector<Value> init = startAccumulators(
         builder, l, fill, firstBlock, accType, rows * chunks, loadC);
+    // A flipped by the kernel: this K block's sum is 128 * colsum(panel)
+    // too high.
+    if (panelSums)
+      for (int64_t cc = 0; cc < chunks; ++cc) {
+        Value sums = vector::LoadOp::create(builder, l, accType, panelSums,
+                                            ValueRange{index(cc * chunk)});
+        for (int64_t i = 0; i < rows; ++i)
+          init[i * chunks + cc] = arith::SubIOp::create(
+              builder, l, init[i * chunks + cc], sums);
+      }
     // One k group: `tail` (when set) is how many of its g elements exist
     // (the last group of a K that is not a multiple of g; B's padding is
     // zero, and A's missing elements load as zero so that no garbage,
     // NaN in bf16, meets it).
     auto groupStep = [&](OpBuilder &bb, Location bl, Value kq, ValueRange acc,
                          Value tail) {
-      Value bRow = kq;
-      Value bCol = arith::MulIOp::create(bb, bl, dims[loops->n], index(group));
+      // A panel starts at this K block's first group and the tile's
+      // first lane.
+      Value bRow = panels ? arith::SubIOp::create(
+                                bb, bl, kq,
+                                arith::DivUIOp::create(bb, bl, k0, index(group)))
+                                .getResult()
+                          : kq;
+      Value bCol =
+          panels ? zero
+                 : arith::MulIOp::create(bb, bl, dims[loops->n], index(group))
+                       .getResult();
       Value bAll =
           masked ? vector::MaskedLoadOp::create(bb, bl, bType, bFlat,
                                                 ValueRange{bRow, bCol}, bMask,
@@ -620,7 +792,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             bb, bl, VectorType::get({1}, i32), aGroup);
         Value splat = vector::BroadcastOp::create(
             bb, bl, VectorType::get({chunk}, i32), word);
-        if (loops->flippedA)
+        if (flipA)
           splat = arith::XOrIOp::create(bb, bl, splat, flipBits);
         Value aVector = vector::BitCastOp::create(
             bb, bl, cast<VectorType>(bChunks.front().getType()), splat);

@@ -64,6 +64,18 @@ struct ContractionLoops {
   bool flippedA = false;
 };
 
+// Whether the kernel can pack B itself, one K block x register-tile panel
+// at a time, into the K-group layout of the native paths (for a B that is
+// computed, not constant: the im2col columns of a convolution as GEMM):
+// i8 or bf16 operands, B not packed already, lanes contiguous in B
+// (stride 1) and shared by all rows, one reduction dim k, and A's
+// innermost index k (a group of A is one small contiguous load).
+bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op);
+
+// The K-group size of a native path: 4 for "vnni", 2 for "pmaddwd" and
+// "dpbf16", 1 otherwise.
+int64_t kGroupOf(llvm::StringRef path);
+
 // The native instruction a contraction's register tiles use, from its
 // operands and B's packing: "vnni" (vpdpbusd, i8 with K quads), "pmaddwd"
 // (i8 sign-extended to i16 pairs, K pairs), "dpbf16" (vdpbf16ps, bf16
@@ -82,10 +94,17 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // folded into the accumulators' start value.
 // `vectorBits` is the target's vector width: packed (native) tiles issue
 // one dot-product instruction per register of that width.
+// `panelPath` ("vnni", "pmaddwd", "dpbf16"; empty: none) asks for B to be
+// packed by the kernel (canPackPanels): per K block and n tile, the
+// kTile x lanes panel of B is copied once into a stack buffer in K groups
+// and every row tile then runs that native path over it. For "vnni" A is
+// flipped to unsigned in registers and the accumulators of each K block
+// start 128 * (the panel's column sums) lower, computed while packing.
 LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     linalg::LinalgOp op, int64_t rows,
                                     int64_t lanes, int64_t kTile,
-                                    int64_t vectorBits);
+                                    int64_t vectorBits,
+                                    llvm::StringRef panelPath = "");
 
 } // namespace mlir::kiln::cpu
 

@@ -707,8 +707,17 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
         FailureOr<ContractionLoops> loops = matchContraction(op);
         if (failed(loops))
           return WalkResult::advance();
-        // A packed B needs the target's instruction for its layout.
-        StringRef path = nativePath(*loops);
+        // A packed B needs the target's instruction for its layout; so
+        // does a B the kernel packs (the configuration's path).
+        StringRef path =
+            config->packPanels ? StringRef(config->native) : nativePath(*loops);
+        if (config->packPanels && !canPackPanels(*loops, op)) {
+          op->emitOpError("the lowering config asks for B packed in panels "
+                          "(pack_b), but B is packed already or is not a "
+                          "computed i8/bf16 operand with contiguous lanes "
+                          "and A contiguous along k");
+          return WalkResult::interrupt();
+        }
         bool supported = path == "vnni"      ? target.hasVnni
                          : path == "dpbf16"  ? target.hasBf16Dot
                          : path == "pmaddwd" ? target.vectorBits >= 256
@@ -751,7 +760,10 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
         if (failed(emitContractionKernel(rewriter, op, config->tileRows,
                                          config->tileLanes,
                                          config->reductionTile,
-                                         target.vectorBits)))
+                                         target.vectorBits,
+                                         config->packPanels
+                                             ? StringRef(config->native)
+                                             : StringRef())))
           return failure();
     }
     FailureOr<int64_t> scratchPerWorkgroup = planScratch(*kernel);

@@ -46,6 +46,8 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
           b.getNamedAttr("operand_type", TypeAttr::get(operandType)));
       entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
     }
+    if (packPanels)
+      entries.push_back(b.getNamedAttr("pack_b", b.getStringAttr("panels")));
   }
   return b.getDictionaryAttr(entries);
 }
@@ -95,6 +97,17 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
       return dispatch.emitError("register tile ")
              << config.tileRows << "x" << config.tileLanes
              << " is out of range (rows 1..32, lanes 1..256)";
+    if (Attribute pack = dict.get("pack_b")) {
+      auto value = dyn_cast<StringAttr>(pack);
+      if (!value || value.getValue() != "panels")
+        return dispatch.emitError("'pack_b' must be \"panels\"");
+      auto native = dict.getAs<StringAttr>("native");
+      if (!native || kGroupOf(native.getValue()) == 1)
+        return dispatch.emitError("'pack_b' needs 'native' = \"vnni\", "
+                                  "\"pmaddwd\" or \"dpbf16\"");
+      config.packPanels = true;
+      config.native = native.getValue().str();
+    }
     // LLVM splits other vector widths into odd pieces (a 48-lane tile ran
     // 20x slower than a 32-lane one).
     if (!llvm::isPowerOf2_64(config.tileLanes))
@@ -352,6 +365,30 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   config.strategy = Strategy::Contraction;
   config.operandType = loops->operandType;
   config.native = nativePath(*loops).str();
+  // A computed i8 or bf16 B (a convolution's im2col columns, [C*K, P]) is
+  // packed by the kernel, per K block and register-tile column panel,
+  // when the target has the native instruction: each panel is packed once
+  // and read by every row tile (a conv's output channels), which pays for
+  // the copy many times over. Rather than packing the columns in memory
+  // ahead of the contraction (an im2col writing K groups, target-specific
+  // in a target-independent lowering, or swapping A and B so that the
+  // filter is the packed constant, which needs channels-last columns and
+  // a transposed result), the panel is packed in L1 right where it is
+  // used. Few rows would not repay it.
+  if (config.native == "convert" && rowsTotal >= 4 &&
+      canPackPanels(*loops, candidate->op)) {
+    StringRef panelPath;
+    if (loops->operandType.isInteger(8))
+      panelPath = target.hasVnni             ? "vnni"
+                  : target.vectorBits >= 256 ? "pmaddwd"
+                                             : "";
+    else if (target.hasBf16Dot)
+      panelPath = "dpbf16";
+    if (!panelPath.empty()) {
+      config.native = panelPath.str();
+      config.packPanels = true;
+    }
+  }
   config.tileRows = rows;
   config.tileLanes = lanes;
   // K blocks whose B sub-panel (kc x lanes elements) takes about half of a

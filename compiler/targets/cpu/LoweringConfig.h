@@ -14,8 +14,11 @@
 // `native = "pmaddwd"` (i8 widened to i16, K-pair-packed B),
 // `operand_type = bf16, native = "dpbf16"` (vdpbf16ps on K-pair-packed
 // B), or `native = "convert"` (operands widened in registers, f32 FMAs or
-// i32 multiply-adds). The path follows from the dispatch's IR (B's packed
-// layout, DataTiling.h); the attribute reports it.
+// i32 multiply-adds). For a constant B the path follows from the
+// dispatch's IR (B's packed layout, DataTiling.h) and the attribute
+// reports it; for a computed B (a convolution's im2col columns) the
+// attribute chooses it, `native = "vnni", pack_b = "panels"`: the kernel
+// packs B itself, one K block x register tile at a time.
 //
 // Strategies:
 //  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
@@ -62,6 +65,12 @@ struct LoweringConfig {
   // attribute; the kernel reads both from the IR.
   Type operandType;
   std::string native;
+  // Contraction only: B is packed by the kernel, one K block x register
+  // tile panel at a time, for the `native` path (`pack_b = "panels"` in
+  // the attribute; ContractionKernel.h's canPackPanels). Chosen for i8 and
+  // bf16 contractions whose B is computed (the im2col columns of a
+  // convolution), which the data tiling cannot pack ahead of time.
+  bool packPanels = false;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.
