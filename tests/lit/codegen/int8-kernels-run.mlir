@@ -1,7 +1,7 @@
 // RUN: kiln-opt --kiln-cpu-codegen=cpu=znver4 %s | mlir-translate --mlir-to-llvmir -o %t.ll
 // RUN: llc -O2 -mcpu=znver4 -relocation-model=pic -filetype=obj %t.ll -o %t.o
 // RUN: ld.lld -shared %t.o -o %t.so
-// RUN: run_int8_kernels %t.so quad_0:quad:70:300:100 quad_1:quad:9:301:37 quad_2:quad:1:7:5 pair_0:pair:70:300:100 pair_1:pair:9:301:37 pair_2:pair:1:7:5 plain_0:plain:70:300:100 plain_1:plain:1:7:5 | FileCheck %s
+// RUN: run_int8_kernels %t.so quad_0:quad:70:300:100 quad_1:quad:9:301:37 quad_2:quad:1:7:5 pair_0:pair:70:300:100 pair_1:pair:9:301:37 pair_2:pair:1:7:5 plain_0:plain:70:300:100 plain_1:plain:1:7:5 panel_0:plain:9:301:37 convert_0:plain:70:300:100 | FileCheck %s
 
 // Numerics of the int8 register-tile kernels on AVX-512 with VNNI
 // (znver4; the host must have AVX512-VNNI to run this test): every output
@@ -11,7 +11,13 @@
 //  - quad: vpdpbusd on K quads, A flipped to unsigned, accumulators
 //    started at -128 * colsum(B);
 //  - pair: i8 pairs widened to i16 and summed by pmaddwd (no VNNI needed);
-//  - plain: B not packed (not a constant), i8 widened to i32 on load.
+//  - plain: B not packed ahead of time (not a constant): plain_0 (70 rows)
+//    gets `pack_b = "panels"` from the backend, the kernel packing each
+//    K block x 32-lane panel of B into K quads itself (A flipped, and
+//    128 * the panel's column sums subtracted); panel_0 asks for that by
+//    hand with K blocks of 64 (K = 301: a last group of one, N = 37: a
+//    masked half tile); plain_1 (one row) and convert_0 (a config without
+//    pack_b) widen i8 to i32 on load.
 // Shapes: whole and edge tiles (70x300x100), K blocks of 64 with K = 301
 // (a last group of one) and N = 37 (a masked half tile), and M = 1, K = 7,
 // N = 5.
@@ -24,6 +30,8 @@
 // CHECK: pair_2: ok (1x7x5 pair)
 // CHECK: plain_0: ok (70x300x100 plain)
 // CHECK: plain_1: ok (1x7x5 plain)
+// CHECK: panel_0: ok (9x301x37 plain)
+// CHECK: convert_0: ok (70x300x100 plain)
 module {
   func.func private @quad_0(%a: tensor<70x300xi8>, %b: tensor<75x100x4xi8>, %corr: tensor<100xi32>) -> tensor<70x100xi32> attributes {kiln.dispatch} {
     %0 = tensor.empty() : tensor<70x100xi32>
@@ -134,5 +142,19 @@ module {
     %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<1x5xi32>) -> tensor<1x5xi32>
     %2 = linalg.matmul ins(%a, %b : tensor<1x7xi8>, tensor<7x5xi8>) outs(%1 : tensor<1x5xi32>) -> tensor<1x5xi32>
     return %2 : tensor<1x5xi32>
+  }
+  func.func private @panel_0(%a: tensor<9x301xi8>, %b: tensor<301x37xi8>) -> tensor<9x37xi32> attributes {kiln.dispatch, kiln.lowering_config = {native = "vnni", pack_b = "panels", reduction_tile = 64 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}} {
+    %c0 = arith.constant 0 : i32
+    %0 = tensor.empty() : tensor<9x37xi32>
+    %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<9x37xi32>) -> tensor<9x37xi32>
+    %2 = linalg.matmul ins(%a, %b : tensor<9x301xi8>, tensor<301x37xi8>) outs(%1 : tensor<9x37xi32>) -> tensor<9x37xi32>
+    return %2 : tensor<9x37xi32>
+  }
+  func.func private @convert_0(%a: tensor<70x300xi8>, %b: tensor<300x100xi8>) -> tensor<70x100xi32> attributes {kiln.dispatch, kiln.lowering_config = {register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}} {
+    %c0 = arith.constant 0 : i32
+    %0 = tensor.empty() : tensor<70x100xi32>
+    %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<70x100xi32>) -> tensor<70x100xi32>
+    %2 = linalg.matmul ins(%a, %b : tensor<70x300xi8>, tensor<300x100xi8>) outs(%1 : tensor<70x100xi32>) -> tensor<70x100xi32>
+    return %2 : tensor<70x100xi32>
   }
 }

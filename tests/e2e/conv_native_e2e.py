@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Quantized and bf16 convolutions on the native dot-product instructions,
+checked against onnxruntime (never against Kiln itself).
+
+A conv chain with the shapes the kernels find hardest:
+  conv_a  3x3, stride 2, dilation 2, pads 2, 5 -> 13 channels (C*K = 45)
+  conv_b  1x1, 13 -> 19 channels (C*K = 13)
+  conv_c  3x5, pads (1, 2, 1, 2), 19 -> 23 channels (C*K = 285)
+  conv_d  3x3, pads 1, 23 -> 16 channels, 9 x 9 output (C*K = 207)
+each followed by Relu, on a 1x5x35x33 input: odd channel counts, so C*K is
+never a multiple of 4 (the last K quad or pair is partial) and the output
+positions are never a multiple of the vector width (masked last tiles).
+onnxruntime's own quantize_static writes the QDQ model (uint8 activations,
+int8 per-channel weights). Kiln compiles that same model under
+
+    --cpu=native       vpdpbusd on kernel-packed B panels (VNNI hosts)
+    --cpu=x86-64-v4    pmaddwd (zmm) on K pairs
+    --cpu=x86-64-v3    pmaddwd (ymm) on K pairs
+    --codegen=loop-order   no register tiles at all
+
+and every output must be within one unit of the output's quantization
+scale of onnxruntime's on the same QDQ model (requantization ties may round
+the other way; the integer sums are exact). The dump must show every conv
+dispatch on its native path with `pack_b = "panels"` (the native build on a
+VNNI host reports "vnni", the others "pmaddwd"). The fp32 model compiled
+with --precision=bf16 must show "dpbf16" panels on a host with AVX512-BF16
+and stay within cosine 0.999 and 2% of max|ort| of onnxruntime fp32.
+
+Prints one line per check and ends with 'N passed, N failed'; exit status 1
+when anything failed.
+
+    ~/.cache/kiln/venv/bin/python tests/e2e/conv_native_e2e.py \\
+        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from onnxruntime import quantization as q
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
+
+# name, out channels, kernel, strides, pads, dilations
+CONVS = [
+    ("conv_a", 13, (3, 3), (2, 2), (2, 2, 2, 2), (2, 2)),
+    ("conv_b", 19, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+    ("conv_c", 23, (3, 5), (1, 1), (1, 2, 1, 2), (1, 1)),
+    ("conv_d", 16, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+]
+INPUT = (1, 5, 35, 33)
+
+
+def make_model(path, seed=3):
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+    channels, x = INPUT[1], "input"
+    for name, cout, kernel, strides, pads, dilations in CONVS:
+        fan_in = channels * kernel[0] * kernel[1]
+        w = rng.normal(0, np.sqrt(2 / fan_in), (cout, channels, *kernel)).astype(np.float32)
+        b = rng.normal(0, 0.1, (cout,)).astype(np.float32)
+        inits += [numpy_helper.from_array(w, name + "_w"), numpy_helper.from_array(b, name + "_b")]
+        nodes += [
+            helper.make_node("Conv", [x, name + "_w", name + "_b"], [name], name=name,
+                             kernel_shape=list(kernel), strides=list(strides),
+                             pads=list(pads), dilations=list(dilations)),
+            helper.make_node("Relu", [name], [name + "_relu"], name=name + "_relu"),
+        ]
+        channels, x = cout, name + "_relu"
+    nodes.append(helper.make_node("Identity", [x], ["output"], name="out"))
+    graph = helper.make_graph(
+        nodes, "conv_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, INPUT)],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="kiln-tests")
+    model.ir_version = 8
+    model = onnx.shape_inference.infer_shapes(model)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+class Reader(q.CalibrationDataReader):
+    def __init__(self, count=8, seed=7):
+        rng = np.random.default_rng(seed)
+        self.samples = [{"input": rng.uniform(-1, 1, INPUT).astype(np.float32)}
+                        for _ in range(count)]
+
+    def get_next(self):
+        return self.samples.pop() if self.samples else None
+
+
+def host_has(flag):
+    try:
+        with open("/proc/cpuinfo") as f:
+            return flag in f.read().split()
+    except OSError:
+        return False
+
+
+def output_scale(model):
+    """The scale of the DequantizeLinear that produces the graph output
+    (through Identity nodes)."""
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    producers = {o: n for n in model.graph.node for o in n.output}
+    node = producers.get(model.graph.output[0].name)
+    while node is not None and node.op_type == "Identity":
+        node = producers.get(node.input[0])
+    if node is None or node.op_type != "DequantizeLinear" or node.input[1] not in inits:
+        return None
+    return float(np.max(inits[node.input[1]]))
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, line):
+        print(("ok   " if ok else "FAIL ") + line, flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+
+def compile_and_run(args, model_path, flags, label, inputs):
+    artifact = os.path.join(args.workdir, label + ".kiln")
+    proc = subprocess.run([args.kilnc, model_path, "-o", artifact, "--dump-dispatches", *flags],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"kilnc exited {proc.returncode}:\n{proc.stderr}")
+    dump = proc.stdout + proc.stderr
+    got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, ["output"],
+                                    os.path.join(args.workdir, label + "_out"))
+    return dump, got["output"]
+
+
+def conv_configs(dump):
+    """The lowering config of every contraction dispatch that holds a Conv
+    node (the padding and im2col dispatches of a conv are not contractions)."""
+    configs, in_conv = [], False
+    for line in dump.splitlines():
+        line = line.strip()
+        if line.startswith("nodes:"):
+            in_conv = in_conv or bool(re.search(r'"conv_[a-d]"', line))
+        elif line.startswith("config:"):
+            if in_conv and 'strategy = "contraction"' in line:
+                configs.append(line)
+            in_conv = False
+    return configs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-conv-native-")
+    os.makedirs(args.workdir, exist_ok=True)
+    check = Checks()
+
+    fp32 = make_model(os.path.join(args.workdir, "conv_chain.onnx"))
+    qdq = os.path.join(args.workdir, "conv_chain_qdq.onnx")
+    q.quantize_static(fp32, qdq, Reader(), quant_format=q.QuantFormat.QDQ,
+                      activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
+                      per_channel=True)
+    scale = output_scale(onnx.load(qdq))
+    check(scale is not None, f"QDQ model output is dequantized (scale {scale})")
+    if scale is None:
+        return 1
+
+    vnni = host_has("avx512_vnni") or host_has("avx_vnni")
+    configs = [
+        ("native", ["--cpu=native"], "vnni" if vnni else "pmaddwd"),
+        ("x86-64-v4", ["--cpu=x86-64-v4"], "pmaddwd"),
+        ("x86-64-v3", ["--cpu=x86-64-v3"], "pmaddwd"),
+        ("loop-order", ["--cpu=native", "--codegen=loop-order"], None),
+    ]
+    for seed in (0, 1):
+        inputs = {"input": np.random.default_rng(seed).uniform(-1.2, 1.2, INPUT)
+                  .astype(np.float32)}
+        want = ort.InferenceSession(qdq, providers=["CPUExecutionProvider"]).run(
+            None, inputs)[0]
+        for label, flags, path in configs:
+            try:
+                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs)
+            except (RuntimeError, compare_with_ort.KilnRunError) as e:
+                check(False, f"int8 [{label}] seed {seed}: {e}")
+                continue
+            if path and seed == 0:
+                lines = conv_configs(dump)
+                on_path = [l for l in lines if f'native = "{path}"' in l and 'pack_b = "panels"' in l]
+                check(len(lines) == len(CONVS) and len(on_path) == len(CONVS),
+                      f"int8 [{label}]: {len(on_path)} of {len(lines)} conv dispatches on "
+                      f"'{path}' panels (want {len(CONVS)})")
+            diff = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
+            units = diff / scale
+            check(got.shape == want.shape and diff <= scale + 1e-6,
+                  f"int8 [{label}] seed {seed}: max|kiln - ort| = {diff:.6g} = {units:.3f} "
+                  f"units of the output scale {scale:.6g} (max|ort| {float(np.max(want)):.4g}, "
+                  f"{int(np.count_nonzero(got != want))} of {want.size} differ)")
+
+    # bf16: vdpbf16ps panels where the host has AVX512-BF16.
+    inputs = {"input": np.random.default_rng(5).uniform(-1, 1, INPUT).astype(np.float32)}
+    want = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"]).run(None, inputs)[0]
+    bf16_path = "dpbf16" if host_has("avx512_bf16") else "convert"
+    try:
+        dump, got = compile_and_run(args, fp32, ["--precision=bf16"], "bf16", inputs)
+        lines = conv_configs(dump)
+        on_path = [l for l in lines if f'native = "{bf16_path}"' in l]
+        check(len(lines) == len(CONVS) and len(on_path) == len(CONVS),
+              f"bf16: {len(on_path)} of {len(lines)} conv dispatches on '{bf16_path}'")
+        cos = compare_with_ort.cosine(got, want)
+        diff = float(np.max(np.abs(got - want)))
+        peak = float(np.max(np.abs(want)))
+        check(cos >= 0.999 and diff <= 0.02 * peak,
+              f"bf16: cosine {cos:.6f} (>= 0.999), max|kiln - ort fp32| = {diff:.4g} "
+              f"(<= 2% of max|ort| {peak:.4g})")
+    except (RuntimeError, compare_with_ort.KilnRunError) as e:
+        check(False, f"bf16: {e}")
+
+    print(f"{check.passed} passed, {check.failed} failed")
+    return 0 if check.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
