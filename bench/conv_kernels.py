@@ -17,7 +17,7 @@ of as many runs. The native path each Kiln build's conv takes (from
 `kilnc --dump-dispatches`) is printed with it. The machine's load average
 is printed first: figures on a shared machine are low and noisy.
 
-    bench/conv_kernels.sh                       (builds the tools first)
+    bench/conv_kernels.sh [--cases NAME...]     (builds the tools first)
     ~/.cache/kiln/venv/bin/python bench/conv_kernels.py \\
         --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
 """

@@ -4,7 +4,8 @@
 # and the int8 register-tile kernels (kiln-opt --kiln-cpu-codegen, linked
 # into a shared object and timed through the kernel ABI by
 # tests/lit/codegen's run_int8_kernels, which also checks the result):
-# vpdpbusd (VNNI), vpmaddwd on AVX-512 and on AVX2, and the convert path.
+# vpdpbusd (VNNI), vpmaddwd on AVX-512 and on AVX2, the convert path, and
+# B packed in panels by the kernel (a computed B, as in a convolution).
 #
 #   bench/gemm_kernels.sh [N]        (default 1024; builds the tools first)
 #
@@ -47,11 +48,12 @@ int8() { # file, cpu, kernels...
     "$work/int8.$cpu.ll" -o "$work/int8.$cpu.o"
   "$llvm/ld.lld" -shared "$work/int8.$cpu.o" -o "$work/int8.$cpu.so"
   local specs=()
-  for kernel in "$@"; do specs+=("$kernel:$kernel:$n:$n:$n"); done
+  # `panel` takes `plain`'s operands (B unpacked).
+  for kernel in "$@"; do specs+=("$kernel:${kernel/panel/plain}:$n:$n:$n"); done
   "$work/run_int8_kernels" --repeat 20 "$work/int8.$cpu.so" "${specs[@]}" |
     sed -n "s/^\([a-z]*\): \(.*GOPS.*\)/int8 \1 ($cpu): \2/p"
 }
 if grep -q -E 'avx512_vnni|avx_vnni' /proc/cpuinfo; then
-  int8 gemm_int8.mlir native quad pair plain
+  int8 gemm_int8.mlir native quad pair plain panel
 fi
-int8 gemm_int8_avx2.mlir x86-64-v3 pair plain
+int8 gemm_int8_avx2.mlir x86-64-v3 pair plain panel

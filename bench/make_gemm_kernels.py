@@ -6,8 +6,13 @@
   gemm_int8.mlir     the int8 dispatches kiln-cpu-pack-weights makes of an
                      integer matmul with constant weights: `quad` (vpdpbusd
                      on K quads, A flipped, -128 * colsum(B) start), `pair`
-                     (pmaddwd on K pairs) and `plain` (B not packed);
-  gemm_int8_avx2.mlir  `pair` and `plain` only (for CPUs without VNNI).
+                     (pmaddwd on K pairs), and two with B not packed ahead
+                     of time (a computed B, as a conv's im2col columns):
+                     `plain` (a config without pack_b: i8 widened to i32 on
+                     load) and `panel` (the backend's choice: the kernel
+                     packs B panels, vpdpbusd);
+  gemm_int8_avx2.mlir  `pair`, `plain` and `panel` (pmaddwd panels), for
+                     CPUs without VNNI.
 
 usage: make_gemm_kernels.py DIR [--size N]
 """
@@ -54,7 +59,16 @@ PAIR = """  func.func private @pair(%a: tensor<{n}x{n}xi8>, %b: tensor<{h}x{n}x2
   }}
 """
 
-PLAIN = """  func.func private @plain(%a: tensor<{n}x{n}xi8>, %b: tensor<{n}x{n}xi8>) -> tensor<{n}x{n}xi32> attributes {{kiln.dispatch}} {{
+PLAIN = """  func.func private @plain(%a: tensor<{n}x{n}xi8>, %b: tensor<{n}x{n}xi8>) -> tensor<{n}x{n}xi32> attributes {{kiln.dispatch, kiln.lowering_config = {{register_tile = array<i64: {tile}>, reduction_tile = {kc} : i64, strategy = "contraction", workgroup_tile = array<i64: {wg}, 64, 0>}}}} {{
+    %c0 = arith.constant 0 : i32
+    %0 = tensor.empty() : tensor<{n}x{n}xi32>
+    %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<{n}x{n}xi32>) -> tensor<{n}x{n}xi32>
+    %2 = linalg.matmul ins(%a, %b : tensor<{n}x{n}xi8>, tensor<{n}x{n}xi8>) outs(%1 : tensor<{n}x{n}xi32>) -> tensor<{n}x{n}xi32>
+    return %2 : tensor<{n}x{n}xi32>
+  }}
+"""
+
+PANEL = """  func.func private @panel(%a: tensor<{n}x{n}xi8>, %b: tensor<{n}x{n}xi8>) -> tensor<{n}x{n}xi32> attributes {{kiln.dispatch}} {{
     %c0 = arith.constant 0 : i32
     %0 = tensor.empty() : tensor<{n}x{n}xi32>
     %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<{n}x{n}xi32>) -> tensor<{n}x{n}xi32>
@@ -79,9 +93,14 @@ def main():
         [numpy_helper.from_array(weight, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, os.path.join(args.dir, "gemm_f32.onnx"))
-    fields = dict(n=n, q=(n + 3) // 4, h=(n + 1) // 2)
-    for name, parts in (("gemm_int8.mlir", QUAD + PAIR + PLAIN),
-                        ("gemm_int8_avx2.mlir", PAIR + PLAIN)):
+    # `plain` keeps the convert path by a lowering config without pack_b
+    # (the tiles the backend picks: 8x32 on AVX-512, 6x16 on AVX2);
+    # `panel` gets the backend's choice, B packed by the kernel.
+    for name, parts, tiles in (("gemm_int8.mlir", QUAD + PAIR + PLAIN + PANEL,
+                                dict(tile="8, 32", kc=512, wg=64)),
+                               ("gemm_int8_avx2.mlir", PAIR + PLAIN + PANEL,
+                                dict(tile="6, 16", kc=0, wg=60))):
+        fields = dict(n=n, q=(n + 3) // 4, h=(n + 1) // 2, **tiles)
         with open(os.path.join(args.dir, name), "w") as f:
             f.write("module {\n" + parts.format(**fields) + "}\n")
 
