@@ -23,6 +23,17 @@
 // RUN:   | FileCheck %s --check-prefix=NOENTRY
 // NOENTRY: kiln-opt: cannot load pass plugin '{{.*}}libKilnTestNoEntryPoint.so': {{.*}}entry point not found
 
+// An MLIR pass plugin (mlirGetPassPluginInfo) goes to MLIR's own loader and
+// its pass runs; kilnc, which places passes by stage, refuses it.
+// RUN: kiln-opt %s --load-pass-plugin=%mlir_pass_plugin \
+// RUN:   --pass-pipeline='builtin.module(func.func(example-count-kiln-ops))' \
+// RUN:   | FileCheck %s --check-prefix=MLIR
+// MLIR-LABEL: func.func @torch_layer_norm
+// MLIR-SAME: kiln.op_count = 11
+// RUN: not kilnc %S/../../../examples/models/tiny_classifier.onnx -o %t.kiln \
+// RUN:   --load-pass-plugin=%mlir_pass_plugin 2>&1 | FileCheck %s --check-prefix=MLIR-KILNC
+// MLIR-KILNC: kilnc: error: '{{.*}}libKilnTestMlirCountOps.so' is not a Kiln plugin: it does not export kilnGetPluginInfo
+
 // A plugin for another plugin API version is refused, as in kilnc.
 // RUN: not kiln-opt %s --load-pass-plugin=%wrong_api_plugin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=VERSION
