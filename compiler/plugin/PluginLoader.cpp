@@ -5,9 +5,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 namespace mlir::kiln {
@@ -268,7 +270,20 @@ PluginLoadResult loadPlugin(llvm::StringRef path) {
   plugin.path = path.str();
   plugin.name = info->name ? info->name : "";
   Registrar registrar("plugin '" + path.str() + "'");
-  info->registerPlugin(registrar);
+  {
+    // MLIR reports a pass registration that clashes with one already there
+    // (the plugin's pass has the name of a built-in one, say) with
+    // report_fatal_error, which would abort. Name the plugin and exit
+    // instead: the registry may be half-updated, so there is no going on.
+    llvm::ScopedFatalErrorHandler onFatalError(
+        [](void *origin, const char *reason, bool) {
+          llvm::errs() << "error: " << *static_cast<std::string *>(origin)
+                       << " failed to register: " << reason << "\n";
+          std::exit(1);
+        },
+        &registrar.origin);
+    info->registerPlugin(registrar);
+  }
   for (const PassPlacement &placement : registrar.placements) {
     std::string error;
     if (!verifyPlacement(placement, error))

@@ -65,6 +65,8 @@ struct PluginLoadResult {
 // The passes its pipelines name must be registered first (built-in ones
 // too), since each pipeline is parsed here to check it. A path without a
 // '/' is looked up in the current directory first, then where dlopen looks.
+// A pass registration MLIR finds fatal (a name already taken by another
+// pass) exits the process with status 1 after an error naming the plugin.
 PluginLoadResult loadPlugin(llvm::StringRef path);
 
 // The stage called `name` on the command line: after-import,

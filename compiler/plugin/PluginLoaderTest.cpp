@@ -134,6 +134,15 @@ TEST_F(PluginLoaderTest, PipelineThatDoesNotParse) {
   EXPECT_TRUE(contains(result.error, "kiln-test-no-such-pass"));
 }
 
+TEST_F(PluginLoaderTest, PassNameTakenExitsWithAnError) {
+  // MLIR treats the clash as fatal; the loader exits cleanly (status 1,
+  // no abort) naming the plugin.
+  EXPECT_EXIT(loadPlugin(testPlugin("ClashingPass")),
+              ::testing::ExitedWithCode(1),
+              "error: plugin 'compiler/plugin/testdata/"
+              "libKilnTestClashingPass.so' failed to register: .*cse");
+}
+
 TEST(PluginStageTest, ParsesEveryStageName) {
   PluginStage stage;
   std::string target;

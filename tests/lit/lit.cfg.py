@@ -25,5 +25,6 @@ for _substitution, _file_name in [
         ("%wrong_kiln_plugin", "libKilnTestWrongKilnVersion.so"),
         ("%no_entry_plugin", "libKilnTestNoEntryPoint.so"),
         ("%bad_pipeline_plugin", "libKilnTestBadPipeline.so"),
-        ("%mlir_pass_plugin", "libKilnTestMlirCountOps.so")]:
+        ("%mlir_pass_plugin", "libKilnTestMlirCountOps.so"),
+        ("%clashing_pass_plugin", "libKilnTestClashingPass.so")]:
     config.substitutions.append((_substitution, _find_on_path(_file_name)))
