@@ -87,10 +87,37 @@ struct CopySpec {
   BindingSpec target; // same length as source
 };
 
+// One input or output of a custom call (kiln.fbs CustomOperand).
+struct CustomOperandSpec {
+  BindingSpec binding; // length = dtypeSize(dtype) x product of dims
+  DType dtype = DType::F32;
+  std::vector<int64_t> dims;
+};
+
+// One attribute of a custom call (kiln.fbs CustomAttribute).
+struct CustomAttributeSpec {
+  enum class Kind : uint8_t { Int = 0, Float = 1, String = 2, Ints = 3, Floats = 4 };
+  std::string name;
+  Kind kind = Kind::Int;
+  std::vector<int64_t> ints;  // Int (one element), Ints
+  std::vector<double> floats; // Float (one element), Floats
+  std::string string;         // String
+};
+
+// A call of an external custom-op kernel that the runtime resolves by name
+// (runtime/include/kiln/custom_op.h).
+struct CustomCallSpec {
+  std::string op;   // the registered name, "com.example.Swish"
+  std::string node; // the model node it computes, for errors
+  std::vector<CustomOperandSpec> inputs, outputs;
+  std::vector<CustomAttributeSpec> attributes; // sorted by name
+};
+
 struct StepSpec {
-  enum class Kind : uint8_t { Dispatch = 0, Copy = 1 } kind = Kind::Dispatch;
+  enum class Kind : uint8_t { Dispatch = 0, Copy = 1, CustomCall = 2 } kind = Kind::Dispatch;
   DispatchSpec dispatch; // when kind == Dispatch
   CopySpec copy;         // when kind == Copy
+  CustomCallSpec customCall; // when kind == CustomCall
   std::string label;     // for kiln inspect / errors (e.g. "dispatch_3: matmul+add+gelu")
 };
 

@@ -74,10 +74,37 @@ Offset<fb::Executable> buildExecutable(FlatBufferBuilder &fbb,
       fbb.CreateVector(kernels));
 }
 
+Offset<fb::CustomCallStep> buildCustomCall(FlatBufferBuilder &fbb,
+                                           const CustomCallSpec &c) {
+  auto operands = [&](const std::vector<CustomOperandSpec> &list) {
+    std::vector<Offset<fb::CustomOperand>> built;
+    for (const CustomOperandSpec &o : list) {
+      fb::Binding binding = toBinding(o.binding);
+      built.push_back(fb::CreateCustomOperand(
+          fbb, &binding, static_cast<fb::DType>(o.dtype), fbb.CreateVector(o.dims)));
+    }
+    return fbb.CreateVector(built);
+  };
+  auto inputs = operands(c.inputs);
+  auto outputs = operands(c.outputs);
+  std::vector<Offset<fb::CustomAttribute>> attributes;
+  for (const CustomAttributeSpec &a : c.attributes)
+    attributes.push_back(fb::CreateCustomAttribute(
+        fbb, fbb.CreateString(a.name), static_cast<fb::AttributeKind>(a.kind),
+        fbb.CreateVector(a.ints), fbb.CreateVector(a.floats),
+        fbb.CreateString(a.string)));
+  return fb::CreateCustomCallStep(fbb, fbb.CreateString(c.op),
+                                  fbb.CreateString(c.node), inputs, outputs,
+                                  fbb.CreateVector(attributes));
+}
+
 Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
   Offset<fb::DispatchStep> dispatch = 0;
   Offset<fb::CopyStep> copy = 0;
-  if (s.kind == StepSpec::Kind::Dispatch) {
+  Offset<fb::CustomCallStep> customCall = 0;
+  if (s.kind == StepSpec::Kind::CustomCall) {
+    customCall = buildCustomCall(fbb, s.customCall);
+  } else if (s.kind == StepSpec::Kind::Dispatch) {
     const DispatchSpec &d = s.dispatch;
     std::vector<fb::Binding> bindings;
     for (const BindingSpec &b : d.bindings) bindings.push_back(toBinding(b));
@@ -91,7 +118,7 @@ Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
     copy = fb::CreateCopyStep(fbb, &source, &target);
   }
   return fb::CreateStep(fbb, static_cast<fb::StepKind>(s.kind), dispatch, copy,
-                        fbb.CreateString(s.label));
+                        fbb.CreateString(s.label), customCall);
 }
 
 // Catches specs that could never load; everything else is the loader's job.
@@ -112,6 +139,13 @@ bool checkSpec(const ArtifactSpec &spec, std::string &error) {
                   std::to_string(step.copy.source.length) +
                   " bytes but target is " +
                   std::to_string(step.copy.target.length);
+          return false;
+        }
+        continue;
+      }
+      if (step.kind == StepSpec::Kind::CustomCall) {
+        if (step.customCall.op.empty()) {
+          error = "step '" + step.label + "': custom call without an op name";
           return false;
         }
         continue;

@@ -139,6 +139,24 @@ kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
 
 void kiln_runtime_release(kiln_runtime_t* runtime) { delete runtime; }
 
+kiln_status_t kiln_runtime_register_custom_op(kiln_runtime_t* runtime, const char* name,
+                                              kiln_custom_kernel_fn kernel, void* user_data) {
+  return GuardC([&]() -> kiln_status_t {
+    if (runtime == nullptr || name == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "runtime or name is null");
+    return ToC(runtime->runtime->RegisterCustomOp(name, kernel, user_data));
+  });
+}
+
+kiln_status_t kiln_runtime_register_custom_op_library(kiln_runtime_t* runtime,
+                                                      const char* path) {
+  return GuardC([&]() -> kiln_status_t {
+    if (runtime == nullptr || path == nullptr)
+      return Error(kiln::StatusCode::kInvalidArgument, "runtime or path is null");
+    return ToC(runtime->runtime->RegisterCustomOpLibrary(path));
+  });
+}
+
 static kiln_status_t FinishModel(kiln::Status s, std::shared_ptr<const kiln::Model> model,
                                  kiln_model_t** out_model) {
   return GuardC([&]() -> kiln_status_t {

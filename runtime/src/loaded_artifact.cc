@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 
 #include "runtime/schema/file_format.h"
 #include "runtime/src/checked_math.h"
@@ -417,6 +418,9 @@ Status LoadedArtifact::CheckSemantics() {
       }
       info.executable = ds->executable();
       info.kernel = ds->kernel();
+    } else if (step->kind() == fb::StepKind::CustomCall) {
+      info.kind = StepInfo::Kind::kCustomCall;
+      if (!(s = CheckCustomCall(*step, where, check_binding, &info)).ok()) return s;
     } else {
       return Status(StatusCode::kUnimplemented,
                     where + ": unknown step kind " + std::to_string(static_cast<int>(step->kind())));
@@ -424,6 +428,151 @@ Status LoadedArtifact::CheckSemantics() {
     d.steps.push_back(std::move(info));
   }
   return Status::Ok();
+}
+
+Status LoadedArtifact::CheckCustomCall(
+    const fb::Step& step, const std::string& where,
+    const std::function<Status(const fb::Binding*, const std::string&)>& check_binding,
+    StepInfo* info) {
+  const fb::CustomCallStep* c = step.custom_call();
+  if (c == nullptr) return DataLoss(where + ": custom-call step without custom_call");
+  if (c->op() == nullptr || c->op()->size() == 0)
+    return DataLoss(where + ": custom call without an op name");
+  if (c->inputs() == nullptr || c->outputs() == nullptr || c->attributes() == nullptr)
+    return DataLoss(where + ": custom call without " +
+                    (c->inputs() == nullptr    ? "inputs"
+                     : c->outputs() == nullptr ? "outputs"
+                                               : "attributes"));
+  CustomCallInfo call;
+  call.op = c->op()->str();
+  call.node = Str(c->node());
+  info->custom_op = call.op;
+  info->node = call.node;
+  std::string op_where = where + " (custom op '" + call.op + "')";
+
+  // Operands: binding inside its buffer, exactly dtype size x dims bytes.
+  std::vector<const fb::Binding*> bindings;
+  auto describe = [&](const flatbuffers::Vector<flatbuffers::Offset<fb::CustomOperand>>& list,
+                      const char* what, std::vector<kiln_custom_tensor_t>* out) -> Status {
+    for (uint32_t i = 0; i < list.size(); ++i) {
+      const fb::CustomOperand* o = list.Get(i);
+      std::string name = op_where + " " + what + " " + std::to_string(i);
+      if (o == nullptr || o->binding() == nullptr || o->dims() == nullptr)
+        return DataLoss(name + " is incomplete");
+      Status s = check_binding(o->binding(), name);
+      if (!s.ok()) return s;
+      if (!ElementsAligned(o->dims(), alignof(int64_t))) return DataLoss(name + ": misaligned dims");
+      uint8_t dtype = static_cast<uint8_t>(o->dtype());
+      if (dtype > static_cast<uint8_t>(DType::Bool))
+        return DataLoss(name + ": unknown dtype " + std::to_string(dtype));
+      uint64_t bytes = DTypeSize(static_cast<DType>(dtype));
+      for (int64_t d : *o->dims())
+        if (d < 0 || !CheckedMul(bytes, static_cast<uint64_t>(d), &bytes) || bytes > (1ull << 62))
+          return DataLoss(name + ": bad dimension " + std::to_string(d));
+      if (bytes != o->binding()->length())
+        return DataLoss(name + ": " + DescribeShape(std::vector<int64_t>(o->dims()->begin(),
+                                                                          o->dims()->end()),
+                                                    static_cast<DType>(dtype)) +
+                        " is " + std::to_string(bytes) + " bytes, but its binding has " +
+                        std::to_string(o->binding()->length()));
+      kiln_custom_tensor_t tensor;
+      tensor.dtype = dtype;
+      tensor.rank = static_cast<int32_t>(o->dims()->size());
+      tensor.dims = o->dims()->data();
+      tensor.data = nullptr;
+      tensor.byte_size = bytes;
+      out->push_back(tensor);
+      bindings.push_back(o->binding());
+    }
+    return Status::Ok();
+  };
+  Status s = describe(*c->inputs(), "input", &call.inputs);
+  if (s.ok()) s = describe(*c->outputs(), "output", &call.outputs);
+  if (!s.ok()) return s;
+
+  // Outputs: writable memory, sharing no byte with any other operand (the
+  // ABI promises the kernel as much).
+  for (size_t b = call.inputs.size(); b < bindings.size(); ++b) {
+    const fb::Binding* binding = bindings[b];
+    std::string what = op_where + " output " + std::to_string(b - call.inputs.size());
+    fb::BufferSpace space = binding->space();
+    if (space == fb::BufferSpace::Input || space == fb::BufferSpace::Constant)
+      return DataLoss(what + " is in read-only " + SpaceName(space) + " memory");
+    for (size_t o = 0; o < bindings.size(); ++o) {
+      const fb::Binding* other = bindings[o];
+      if (o == b || other->space() != space ||
+          (space != fb::BufferSpace::Arena && other->index() != binding->index()))
+        continue;
+      if (RangesOverlap(binding->offset(), binding->length(), other->offset(), other->length()))
+        return DataLoss(what + " overlaps operand " + std::to_string(o) + " in " +
+                        SpaceName(space) + " memory");
+    }
+  }
+
+  for (uint32_t i = 0; i < c->attributes()->size(); ++i) {
+    const fb::CustomAttribute* a = c->attributes()->Get(i);
+    std::string what = op_where + " attribute " + std::to_string(i);
+    if (a == nullptr || a->name() == nullptr) return DataLoss(what + " has no name");
+    what += " '" + a->name()->str() + "'";
+    kiln_custom_attr_t attr{};
+    attr.name = a->name()->c_str();
+    attr.kind = static_cast<int32_t>(a->kind());
+    switch (a->kind()) {
+      case fb::AttributeKind::Int:
+      case fb::AttributeKind::Ints:
+        if (a->ints() == nullptr || !ElementsAligned(a->ints(), alignof(int64_t)) ||
+            (a->kind() == fb::AttributeKind::Int && a->ints()->size() != 1))
+          return DataLoss(what + ": missing or misaligned integers");
+        attr.count = a->ints()->size();
+        attr.ints = a->ints()->data();
+        break;
+      case fb::AttributeKind::Float:
+      case fb::AttributeKind::Floats:
+        if (a->floats() == nullptr || !ElementsAligned(a->floats(), alignof(double)) ||
+            (a->kind() == fb::AttributeKind::Float && a->floats()->size() != 1))
+          return DataLoss(what + ": missing or misaligned floats");
+        attr.count = a->floats()->size();
+        attr.floats = a->floats()->data();
+        break;
+      case fb::AttributeKind::String:
+        if (a->string() == nullptr) return DataLoss(what + ": missing string");
+        attr.count = a->string()->size();
+        attr.string = a->string()->c_str();
+        break;
+      default:
+        return DataLoss(what + ": unknown kind " + std::to_string(attr.kind));
+    }
+    call.attrs.push_back(attr);
+  }
+  bool known = false;
+  for (const std::string& op : description_.custom_ops) known |= op == call.op;
+  if (!known) description_.custom_ops.push_back(call.op);
+  custom_calls_.push_back(std::move(call));
+  return Status::Ok();
+}
+
+Status LoadedArtifact::ResolveCustomOps(const CustomOpRegistry& registry) {
+  std::string missing;
+  for (const std::string& op : description_.custom_ops) {
+    CustomKernel kernel;
+    if (registry.Find(op, &kernel)) {
+      for (CustomCallInfo& call : custom_calls_)
+        if (call.op == op) call.kernel = kernel;
+      continue;
+    }
+    std::string nodes;
+    for (const CustomCallInfo& call : custom_calls_)
+      if (call.op == op && !call.node.empty())
+        nodes += std::string(nodes.empty() ? "" : ", ") + "'" + call.node + "'";
+    missing += std::string(missing.empty() ? "" : ", ") + "'" + op + "'" +
+               (nodes.empty() ? "" : " (node " + nodes + ")");
+  }
+  if (missing.empty()) return Status::Ok();
+  return Status(StatusCode::kFailedPrecondition,
+                "the model calls custom op(s) " + missing +
+                    " that this Runtime has no kernel for; register them with "
+                    "Runtime::RegisterCustomOp or RegisterCustomOpLibrary "
+                    "(kiln_runtime_register_custom_op*) before loading the model");
 }
 
 Status LoadedArtifact::LoadCode() {

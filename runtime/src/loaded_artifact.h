@@ -3,15 +3,29 @@
 #ifndef KILN_RUNTIME_SRC_LOADED_ARTIFACT_H_
 #define KILN_RUNTIME_SRC_LOADED_ARTIFACT_H_
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kiln/runtime.h"
 #include "runtime/schema/kiln_generated.h"
 #include "runtime/src/cpu_executable.h"
+#include "runtime/src/custom_op_registry.h"
 #include "runtime/src/file_bytes.h"
 
 namespace kiln {
+
+// A CustomCall step as the kernel sees it, built once at load: tensors
+// with their dtype and dims (data filled per run by the Session), the
+// attributes (pointing into the FlatBuffer) and, after ResolveCustomOps,
+// the kernel.
+struct CustomCallInfo {
+  std::string op, node;
+  std::vector<kiln_custom_tensor_t> inputs, outputs;  // data == nullptr
+  std::vector<kiln_custom_attr_t> attrs;
+  CustomKernel kernel;
+};
 
 class LoadedArtifact {
  public:
@@ -29,10 +43,20 @@ class LoadedArtifact {
   const uint8_t* constants() const { return constants_; }
   const fb::Constant& constant(uint32_t index) const { return *model_->constants()->Get(index); }
   const CpuExecutable& executable(uint32_t index) const { return *executables_[index]; }
+  // The plan's custom-call steps, in plan order.
+  const std::vector<CustomCallInfo>& custom_calls() const { return custom_calls_; }
+
+  // Finds a kernel for every custom call in `registry`; fails with
+  // FAILED_PRECONDITION naming every op it lacks (and the nodes using it).
+  Status ResolveCustomOps(const CustomOpRegistry& registry);
 
  private:
   LoadedArtifact() = default;
   Status CheckSemantics();
+  Status CheckCustomCall(
+      const fb::Step& step, const std::string& where,
+      const std::function<Status(const fb::Binding*, const std::string&)>& check_binding,
+      StepInfo* info);
   Status LoadCode();
 
   std::unique_ptr<FileBytes> bytes_;
@@ -43,6 +67,7 @@ class LoadedArtifact {
   ModelDescription description_;
   // Indexed like the model's executables; null for other targets.
   std::vector<std::unique_ptr<CpuExecutable>> executables_;
+  std::vector<CustomCallInfo> custom_calls_;
 };
 
 }  // namespace kiln

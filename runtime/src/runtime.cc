@@ -2,6 +2,7 @@
 #include <thread>
 
 #include "kiln/runtime.h"
+#include "runtime/src/custom_op_registry.h"
 #include "runtime/src/guard_exceptions.h"
 #include "runtime/src/loaded_artifact.h"
 #include "runtime/src/thread_pool.h"
@@ -19,6 +20,7 @@ Status Runtime::Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* 
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     std::shared_ptr<Runtime> runtime(new Runtime());
     runtime->pool_ = std::make_shared<ThreadPool>(threads);
+    runtime->custom_ops_ = std::make_shared<CustomOpRegistry>();
     *out = std::move(runtime);
     return Status::Ok();
   });
@@ -28,10 +30,23 @@ Runtime::~Runtime() = default;
 
 int Runtime::num_threads() const { return pool_->num_threads(); }
 
+Status Runtime::RegisterCustomOp(const std::string& name, kiln_custom_kernel_fn kernel,
+                                 void* user_data) {
+  return GuardExceptions([&]() -> Status { return custom_ops_->Register(name, kernel, user_data); });
+}
+
+Status Runtime::RegisterCustomOpLibrary(const std::string& path) {
+  return GuardExceptions([&]() -> Status { return custom_ops_->RegisterLibrary(path); });
+}
+
+std::vector<std::string> Runtime::custom_op_names() const { return custom_ops_->Names(); }
+
 static Status MakeModel(std::unique_ptr<FileBytes> bytes, std::shared_ptr<ThreadPool> pool,
-                        std::shared_ptr<const Model>* out) {
+                        const CustomOpRegistry& custom_ops, std::shared_ptr<const Model>* out) {
   std::unique_ptr<LoadedArtifact> artifact;
   Status s = LoadedArtifact::Open(std::move(bytes), /*load_code=*/true, &artifact);
+  if (!s.ok()) return s;
+  s = artifact->ResolveCustomOps(custom_ops);
   if (!s.ok()) return s;
   *out = std::make_shared<const Model>(std::move(artifact), std::move(pool));
   return Status::Ok();
@@ -43,7 +58,7 @@ Status Runtime::LoadModel(const std::string& path, std::shared_ptr<const Model>*
     std::unique_ptr<FileBytes> bytes;
     Status s = FileBytes::Map(path, &bytes);
     if (!s.ok()) return s;
-    s = MakeModel(std::move(bytes), pool_, out);
+    s = MakeModel(std::move(bytes), pool_, *custom_ops_, out);
     if (!s.ok()) return Status(s.code(), path + ": " + s.message());
     return s;
   });
@@ -56,7 +71,7 @@ Status Runtime::LoadModelFromMemory(const void* data, size_t size,
     std::unique_ptr<FileBytes> bytes;
     Status s = FileBytes::Copy(data, size, &bytes);
     if (!s.ok()) return s;
-    return MakeModel(std::move(bytes), pool_, out);
+    return MakeModel(std::move(bytes), pool_, *custom_ops_, out);
   });
 }
 

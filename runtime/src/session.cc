@@ -23,7 +23,7 @@ struct CallerSlot {
 };
 
 struct PreparedStep {
-  bool is_copy = false;
+  StepInfo::Kind kind = StepInfo::Kind::kDispatch;
   std::string label;
   // Dispatch.
   const kiln_kernel_info* kernel = nullptr;
@@ -34,6 +34,11 @@ struct PreparedStep {
   uint32_t workgroups[3] = {1, 1, 1};
   // Copy: slots first_slot (source) and first_slot + 1 (target).
   uint64_t copy_bytes = 0;
+  // Custom call: inputs then outputs in slots first_slot.., their tensors
+  // (data patched in before each call) in SessionState::custom_tensors
+  // from first_tensor.
+  const CustomCallInfo* custom = nullptr;
+  size_t first_tensor = 0;
 };
 
 class SessionState {
@@ -45,6 +50,7 @@ class SessionState {
   std::vector<uint64_t> slot_sizes;
   std::vector<CallerSlot> caller_slots;
   std::vector<PreparedStep> steps;
+  std::vector<kiln_custom_tensor_t> custom_tensors;
 
   // Profiling (Session::EnableProfiling).
   bool profiling = false;
@@ -125,6 +131,36 @@ Status RunDispatch(ThreadPool& pool, SessionState& st, const PreparedStep& step,
                       std::to_string(job.failed_workgroup.load()));
   }
   return Status::Ok();
+}
+
+// Runs plan step `index`, a custom call, on this thread.
+Status RunCustomCall(SessionState& st, const PreparedStep& step, size_t index) {
+  const CustomCallInfo& info = *step.custom;
+  kiln_custom_tensor_t* tensors = st.custom_tensors.data() + step.first_tensor;
+  const size_t count = info.inputs.size() + info.outputs.size();
+  for (size_t i = 0; i < count; ++i) tensors[i].data = st.slots[step.first_slot + i];
+  char message[512];
+  message[0] = '\0';
+  kiln_custom_call_t call;
+  call.abi_version = KILN_CUSTOM_OP_ABI_VERSION;
+  call.input_count = static_cast<uint32_t>(info.inputs.size());
+  call.output_count = static_cast<uint32_t>(info.outputs.size());
+  call.attr_count = static_cast<uint32_t>(info.attrs.size());
+  call.op_name = info.op.c_str();
+  call.node_name = info.node.c_str();
+  call.inputs = tensors;
+  call.outputs = tensors + info.inputs.size();
+  call.attrs = info.attrs.data();
+  call.error_message = message;
+  call.error_capacity = sizeof message;
+  int32_t rc = info.kernel.fn(&call, info.kernel.user_data);
+  if (rc == 0) return Status::Ok();
+  message[sizeof message - 1] = '\0';
+  return Status(StatusCode::kInternal,
+                "step " + std::to_string(index) + ": custom op '" + info.op + "'" +
+                    (info.node.empty() ? std::string() : " (node '" + info.node + "')") +
+                    " failed with code " + std::to_string(rc) +
+                    (message[0] ? std::string(": ") + message : std::string()));
 }
 
 Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what) {
@@ -223,13 +259,25 @@ Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Sessi
     };
 
     const ModelDescription& description = model->description();
+    size_t custom_index = 0;
     for (uint32_t i = 0; i < plan.steps()->size(); ++i) {
       const fb::Step& step = *plan.steps()->Get(i);
       PreparedStep prepared;
+      prepared.kind = description.steps[i].kind;
       prepared.label = description.steps[i].label;
       prepared.first_slot = state->slots.size();
-      if (step.kind() == fb::StepKind::Copy) {
-        prepared.is_copy = true;
+      if (step.kind() == fb::StepKind::CustomCall) {
+        const CustomCallInfo& info = artifact.custom_calls()[custom_index++];
+        const fb::CustomCallStep& c = *step.custom_call();
+        prepared.custom = &info;
+        prepared.first_tensor = state->custom_tensors.size();
+        for (const fb::CustomOperand* o : *c.inputs()) add_slot(*o->binding());
+        for (const fb::CustomOperand* o : *c.outputs()) add_slot(*o->binding());
+        state->custom_tensors.insert(state->custom_tensors.end(), info.inputs.begin(),
+                                     info.inputs.end());
+        state->custom_tensors.insert(state->custom_tensors.end(), info.outputs.begin(),
+                                     info.outputs.end());
+      } else if (step.kind() == fb::StepKind::Copy) {
         prepared.copy_bytes = step.copy()->source()->length();
         add_slot(*step.copy()->source());
         add_slot(*step.copy()->target());
@@ -278,14 +326,15 @@ Status Session::GetProfile(SessionProfile* out) const {
     for (size_t i = 0; i < st.steps.size(); ++i) {
       const PreparedStep& step = st.steps[i];
       StepProfile& p = profile.steps[i];
-      p.kind = step.is_copy ? StepInfo::Kind::kCopy : StepInfo::Kind::kDispatch;
+      p.kind = step.kind;
       p.label = step.label;
       size_t colon = step.label.find(": ");
       p.name = step.label.substr(0, colon);
       if (colon != std::string::npos) p.ops = step.label.substr(colon + 2);
-      p.workgroups = step.is_copy ? 0
-                                  : static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] *
-                                        step.workgroups[2];
+      p.workgroups = step.kind != StepInfo::Kind::kDispatch
+                         ? 0
+                         : static_cast<uint64_t>(step.workgroups[0]) * step.workgroups[1] *
+                               step.workgroups[2];
       p.calls = st.profile_runs;
       p.total_ns = st.step_total_ns[i];
     }
@@ -341,9 +390,12 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
     uint64_t step_start = profiling ? NowNs() : 0;
     for (size_t i = 0; i < st.steps.size(); ++i) {
       const PreparedStep& step = st.steps[i];
-      if (step.is_copy) {
+      if (step.kind == StepInfo::Kind::kCopy) {
         if (step.copy_bytes > 0)
           std::memmove(st.slots[step.first_slot + 1], st.slots[step.first_slot], step.copy_bytes);
+      } else if (step.kind == StepInfo::Kind::kCustomCall) {
+        Status s = RunCustomCall(st, step, i);
+        if (!s.ok()) return s;
       } else {
         Status s = RunDispatch(pool, st, step, i);
         if (!s.ok()) return s;

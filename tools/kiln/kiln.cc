@@ -1,7 +1,9 @@
 // kiln - runs, benchmarks and inspects .kiln artifacts.
 //
 //   kiln run model.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]
+//                       [--custom-op-library LIB.so]...
 //   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N] [--profile]
+//                         [--custom-op-library LIB.so]...
 //   kiln inspect model.kiln
 //   kiln compare reference.kiln candidate.kiln [--inputs DIR] [--samples N] ...
 //     (compare_command.cc)
@@ -29,13 +31,17 @@ constexpr int kUsageError = 2, kFailure = 1;
 const char kUsage[] =
     "usage:\n"
     "  kiln run MODEL.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]\n"
+    "                      [--custom-op-library LIB.so]...\n"
     "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N] [--profile]\n"
+    "                        [--custom-op-library LIB.so]...\n"
     "  kiln inspect MODEL.kiln\n"
     "%s"
     "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
     "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n"
     "bench --profile then runs the iterations again timing every step, and lists\n"
     "the dispatches by total time.\n"
+    "--custom-op-library registers the external custom-op kernels a library\n"
+    "exports (kiln/custom_op.h) before the model is loaded.\n"
     "Trust: a .kiln artifact is native code; run or bench executes it with this\n"
     "process's rights. Its checksum (XXH3-64) detects corruption, not tampering,\n"
     "and the loader's checks catch malformed files, not malicious code. Only load\n"
@@ -60,6 +66,7 @@ struct Options {
   int threads = 0;
   long iterations = 100, warmup = 10;
   bool profile = false;
+  std::vector<std::string> custom_op_libraries;
 };
 
 bool ParseNumber(const std::string& text, long min, long max, long* out) {
@@ -120,6 +127,8 @@ int ParseOptions(const std::string& command, int argc, char** argv, Options* o) 
     } else if (arg == "--threads") {
       if (!ParseNumber(v, 0, 1024, &n)) return Usage("--threads needs a number in [0, 1024], got '" + v + "'");
       o->threads = static_cast<int>(n);
+    } else if (arg == "--custom-op-library" && (command == "run" || command == "bench")) {
+      o->custom_op_libraries.push_back(v);
     } else if (arg == "--seed" && command == "run") {
       if (!ParseNumber(v, 0, 0x7FFFFFFF, &n)) return Usage("--seed needs a non-negative number, got '" + v + "'");
       o->seed = static_cast<uint64_t>(n);
@@ -151,6 +160,8 @@ Status Load(const Options& o, Loaded* out) {
   RuntimeOptions options;
   options.num_threads = o.threads;
   Status s = Runtime::Create(options, &out->runtime);
+  for (const std::string& library : o.custom_op_libraries)
+    if (s.ok()) s = out->runtime->RegisterCustomOpLibrary(library);
   if (s.ok()) s = out->runtime->LoadModel(o.model, &out->model);
   if (s.ok()) s = Session::Create(out->model, &out->session);
   return s;
@@ -253,19 +264,23 @@ void PrintProfile(const SessionProfile& profile) {
               static_cast<unsigned long long>(profile.runs), run_ms);
   std::printf("%4s  %-*s  %-*s  %10s  %5s  %10s  %7s\n", "rank", name_width, "name", ops_width, "ops",
               "workgroups", "calls", "ms/run", "share");
-  double dispatch_ms = 0, copy_ms = 0;
-  size_t dispatches = 0, copies = 0;
+  double dispatch_ms = 0, copy_ms = 0, custom_ms = 0;
+  size_t dispatches = 0, copies = 0, customs = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     const ProfileEntry& e = entries[i];
-    std::string workgroups = e.kind == StepInfo::Kind::kCopy ? "copy"
-                             : e.workgroups_vary            ? "varies"
-                                                            : std::to_string(e.workgroups);
+    std::string workgroups = e.kind == StepInfo::Kind::kCopy         ? "copy"
+                             : e.kind == StepInfo::Kind::kCustomCall ? "custom"
+                             : e.workgroups_vary                     ? "varies"
+                                                                     : std::to_string(e.workgroups);
     std::printf("%4zu  %-*s  %-*s  %10s  %5llu  %10.4f  %6.1f%%\n", i + 1, name_width, e.name.c_str(),
                 ops_width, e.ops.empty() ? "-" : e.ops.c_str(), workgroups.c_str(),
                 static_cast<unsigned long long>(e.calls_per_run), e.ms_per_run, e.share);
     if (e.kind == StepInfo::Kind::kCopy) {
       copy_ms += e.ms_per_run;
       copies += e.calls_per_run;
+    } else if (e.kind == StepInfo::Kind::kCustomCall) {
+      custom_ms += e.ms_per_run;
+      customs += e.calls_per_run;
     } else {
       dispatch_ms += e.ms_per_run;
       dispatches += e.calls_per_run;
@@ -275,6 +290,9 @@ void PrintProfile(const SessionProfile& profile) {
               share(dispatch_ms));
   if (copies > 0)
     std::printf("copies (%zu per run): %.4f ms per run (%.1f%%)\n", copies, copy_ms, share(copy_ms));
+  if (customs > 0)
+    std::printf("custom calls (%zu per run): %.4f ms per run (%.1f%%)\n", customs, custom_ms,
+                share(custom_ms));
   std::printf("outside steps (checks, output allocation): %.4f ms per run (%.1f%%)\n", outside_ms,
               share(outside_ms));
   std::printf("total: %.4f ms per run (mean)\n", run_ms);
@@ -368,11 +386,16 @@ int Inspect(const Options& o) {
     if (st.kind == StepInfo::Kind::kCopy)
       std::printf("  %zu: copy %llu bytes  %s\n", i, static_cast<unsigned long long>(st.copy_bytes),
                   st.label.c_str());
+    else if (st.kind == StepInfo::Kind::kCustomCall)
+      std::printf("  %zu: custom call %s (node '%s')  %s\n", i, st.custom_op.c_str(),
+                  st.node.c_str(), st.label.c_str());
     else
       std::printf("  %zu: dispatch %s [%u,%u,%u]  %s\n", i,
                   d.executables[st.executable].kernels[st.kernel].name.c_str(), st.workgroups[0],
                   st.workgroups[1], st.workgroups[2], st.label.c_str());
   }
+  if (!d.custom_ops.empty())
+    std::printf("custom ops needed: %s\n", Join(d.custom_ops).c_str());
   std::printf("arena: %llu bytes (intermediates without reuse: %llu bytes)\n",
               static_cast<unsigned long long>(d.arena_size),
               static_cast<unsigned long long>(d.intermediate_bytes));

@@ -42,6 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/custom_op.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -84,6 +86,19 @@ void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options);
 kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
                                   kiln_runtime_t** out_runtime);
 void kiln_runtime_release(kiln_runtime_t* runtime);
+
+/* External custom-op kernels (kiln/custom_op.h has the kernel ABI; same
+ * rules as kiln::Runtime::RegisterCustomOp). A model that calls custom ops
+ * loads only when the runtime has a kernel for each
+ * (KILN_FAILED_PRECONDITION naming the missing ones). A name registers
+ * once. `kernel` and `user_data` must stay valid while any model using
+ * them lives; `name` is copied. Safe from any thread. */
+kiln_status_t kiln_runtime_register_custom_op(kiln_runtime_t* runtime, const char* name,
+                                              kiln_custom_kernel_fn kernel, void* user_data);
+/* dlopens the library at `path` and registers every op its
+ * kiln_custom_op_library_query returns (all or none). */
+kiln_status_t kiln_runtime_register_custom_op_library(kiln_runtime_t* runtime,
+                                                      const char* path);
 
 /* Maps and verifies the file; the weights are used in place. */
 kiln_status_t kiln_model_load_file(kiln_runtime_t* runtime, const char* path,
@@ -136,7 +151,7 @@ kiln_status_t kiln_session_enable_profiling(kiln_session_t* session, int32_t ena
 typedef struct kiln_step_profile_t {
   const char* label;    /* "dispatch_3: linalg.matmul+linalg.generic"; lives
                            as long as the session */
-  uint64_t workgroups;  /* x * y * z; 0 for a copy */
+  uint64_t workgroups;  /* x * y * z; 0 for a copy or custom call */
   uint64_t calls;       /* times the step ran in profiled runs */
   uint64_t total_ns;    /* its wall time summed over those calls */
 } kiln_step_profile_t;

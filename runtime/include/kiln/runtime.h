@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/custom_op.h"
+
 namespace kiln {
 
 enum class StatusCode : int {
@@ -147,11 +149,13 @@ struct ExecutableInfo {
   std::vector<KernelInfo> kernels;
 };
 struct StepInfo {
-  enum class Kind { kDispatch, kCopy } kind = Kind::kDispatch;
+  enum class Kind { kDispatch, kCopy, kCustomCall } kind = Kind::kDispatch;
   std::string label;
   uint32_t executable = 0, kernel = 0;  // dispatch only
   uint32_t workgroups[3] = {1, 1, 1};   // dispatch only
   uint64_t copy_bytes = 0;              // copy only
+  std::string custom_op;                // custom call only: "com.example.Swish"
+  std::string node;                     // custom call only: the model node
 };
 struct ModelDescription {
   uint32_t format_version = 0;
@@ -163,6 +167,9 @@ struct ModelDescription {
   std::vector<ExecutableInfo> executables;
   std::string plan_target;
   std::vector<StepInfo> steps;
+  // The external custom ops the plan calls (each once, in plan order); a
+  // Runtime loads the model only when it has a kernel for each.
+  std::vector<std::string> custom_ops;
   uint64_t arena_size = 0;
   uint64_t intermediate_bytes = 0;
 };
@@ -177,7 +184,7 @@ struct StepProfile {
   std::string label;         // as in the artifact: "dispatch_3: linalg.matmul+linalg.generic"
   std::string name;          // the label before ": " (all of it when there is none)
   std::string ops;           // the label after ": ", ops joined by '+'; "" when absent
-  uint64_t workgroups = 0;   // x * y * z for a dispatch; 0 for a copy
+  uint64_t workgroups = 0;   // x * y * z for a dispatch; 0 for a copy or custom call
   uint64_t calls = 0;        // times the step ran in the profiled Runs
   uint64_t total_ns = 0;     // its wall time summed over those calls
 };
@@ -210,6 +217,7 @@ Status SummarizeProfile(const SessionProfile& profile, std::vector<ProfileEntry>
 
 class Model;
 class ThreadPool;
+class CustomOpRegistry;
 
 struct RuntimeOptions {
   // Threads that run workgroups, counting each calling thread; 0 means
@@ -229,11 +237,32 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   Status LoadModelFromMemory(const void* data, size_t size,
                              std::shared_ptr<const Model>* out) const;
 
+  // External custom-op kernels (kiln/custom_op.h documents the kernel ABI).
+  // A model that calls custom ops loads only when this Runtime has a
+  // kernel for each (FAILED_PRECONDITION naming the missing ones
+  // otherwise); it resolves them at load, so registering later changes
+  // nothing for models already loaded. A name registers once: a second
+  // registration is INVALID_ARGUMENT. Safe from any thread, also while
+  // other threads load models.
+  //
+  // `kernel` is called with `user_data` for every call of op `name`; both
+  // must stay valid while any model that uses them lives.
+  Status RegisterCustomOp(const std::string& name, kiln_custom_kernel_fn kernel,
+                          void* user_data = nullptr);
+  // dlopens the shared object at `path` and registers every op of the table
+  // its kiln_custom_op_library_query returns (all or none). The library
+  // stays loaded while this Runtime or a model using one of its ops lives.
+  // Loading a library runs its code: load only trusted ones.
+  Status RegisterCustomOpLibrary(const std::string& path);
+  // The names registered so far, sorted.
+  std::vector<std::string> custom_op_names() const;
+
   int num_threads() const;
 
  private:
   Runtime() = default;
   std::shared_ptr<ThreadPool> pool_;
+  std::shared_ptr<CustomOpRegistry> custom_ops_;
 };
 
 class LoadedArtifact;
