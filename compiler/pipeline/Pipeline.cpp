@@ -2,6 +2,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "compiler/plan/HostPlan.h"
+#include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -298,6 +299,25 @@ void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
     if (Attribute config = func->getAttr(kLoweringConfigAttr))
       os << "  config: " << config << "\n";
   }
+  // External custom ops (kind b) stay on the host as plan steps of their
+  // own; listing them shows what did not fuse.
+  (callers ? callers : dispatches).walk([&](CustomCallOp call) {
+    os << "custom_call \"" << call.getCallTarget() << "\" (external kernel):";
+    for (Type t : call.getOperandTypes())
+      os << " " << t;
+    os << "  ->";
+    for (Type t : call.getResultTypes())
+      os << " " << t;
+    os << "\n  nodes:";
+    SmallVector<std::string> names;
+    collectLocationNames(call.getLoc(), names);
+    for (const std::string &name : names) {
+      os << " \"";
+      llvm::printEscapedString(name, os);
+      os << "\"";
+    }
+    os << "\n";
+  });
 }
 
 } // namespace mlir::kiln

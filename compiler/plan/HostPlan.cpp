@@ -1,6 +1,8 @@
 //===- HostPlan.cpp - The host side of a compiled model -------------------===//
 #include "compiler/plan/HostPlan.h"
 
+#include "dialects/kiln/KilnDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -104,6 +106,84 @@ std::string stepLabel(func::CallOp call) {
   return ops.empty() ? label : label + ": " + ops;
 }
 
+// The first name in a location (the ONNX node an op came from), or "".
+std::string nodeName(Location loc) {
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return named.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (std::string name = nodeName(part); !name.empty())
+        return name;
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return nodeName(site.getCallee());
+  return "";
+}
+
+// A custom call's `config` in the artifact's attribute kinds (the C ABI's
+// kiln_custom_attr_t): integers and booleans as Int, floats as Float,
+// strings as String, arrays of integers or floats as Ints / Floats. The
+// dictionary is sorted by name, and so are the attributes.
+LogicalResult serializeAttributes(CustomCallOp call,
+                                  std::vector<art::CustomAttributeSpec> &out) {
+  using Kind = art::CustomAttributeSpec::Kind;
+  std::optional<DictionaryAttr> config = call.getConfig();
+  if (!config)
+    return success();
+  for (NamedAttribute named : *config) {
+    art::CustomAttributeSpec a;
+    a.name = named.getName().str();
+    Attribute value = named.getValue();
+    bool ok = true;
+    if (auto b = dyn_cast<BoolAttr>(value)) {
+      a.kind = Kind::Int;
+      a.ints = {b.getValue() ? 1 : 0};
+    } else if (auto i = dyn_cast<IntegerAttr>(value)) {
+      a.kind = Kind::Int;
+      a.ints = {i.getValue().getSExtValue()};
+    } else if (auto f = dyn_cast<FloatAttr>(value)) {
+      a.kind = Kind::Float;
+      a.floats = {f.getValueAsDouble()};
+    } else if (auto str = dyn_cast<StringAttr>(value)) {
+      a.kind = Kind::String;
+      a.string = str.str();
+    } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(value)) {
+      a.kind = Kind::Ints;
+      a.ints.assign(ints.asArrayRef().begin(), ints.asArrayRef().end());
+    } else if (auto ints32 = dyn_cast<DenseI32ArrayAttr>(value)) {
+      a.kind = Kind::Ints;
+      a.ints.assign(ints32.asArrayRef().begin(), ints32.asArrayRef().end());
+    } else if (auto floats = dyn_cast<DenseF32ArrayAttr>(value)) {
+      a.kind = Kind::Floats;
+      a.floats.assign(floats.asArrayRef().begin(), floats.asArrayRef().end());
+    } else if (auto doubles = dyn_cast<DenseF64ArrayAttr>(value)) {
+      a.kind = Kind::Floats;
+      a.floats.assign(doubles.asArrayRef().begin(), doubles.asArrayRef().end());
+    } else if (auto array = dyn_cast<ArrayAttr>(value)) {
+      // [] is an empty Ints; otherwise all integers or all floats.
+      a.kind = llvm::all_of(array, [](Attribute e) { return isa<IntegerAttr>(e); })
+                   ? Kind::Ints
+                   : Kind::Floats;
+      for (Attribute element : array) {
+        if (auto i = dyn_cast<IntegerAttr>(element); i && a.kind == Kind::Ints)
+          a.ints.push_back(i.getValue().getSExtValue());
+        else if (auto f = dyn_cast<FloatAttr>(element); f && a.kind == Kind::Floats)
+          a.floats.push_back(f.getValueAsDouble());
+        else
+          ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    if (!ok)
+      return call.emitOpError("attribute '")
+             << a.name << "' = " << value
+             << " cannot be passed to an external kernel (integers, floats, "
+                "strings and arrays of integers or floats can)";
+    out.push_back(std::move(a));
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
@@ -174,7 +254,7 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
   DenseMap<Value, uint32_t> outputOf;
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     Value source = root(value);
-    if (isa_and_nonnull<func::CallOp>(source.getDefiningOp()) &&
+    if (isa_and_nonnull<func::CallOp, CustomCallOp>(source.getDefiningOp()) &&
         !outputOf.count(source))
       outputOf[source] = i;
   }
@@ -187,6 +267,8 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       arena[it->second.index].last = step;
   };
   std::vector<art::StepSpec> steps;
+  // The op behind each step (a dispatch call or a custom call).
+  std::vector<Operation *> stepOps;
   // Step index -> arena buffer id of the kernel's scratch binding.
   DenseMap<size_t, uint32_t> scratchOf;
   for (Operation &op : host.getBody().front()) {
@@ -253,6 +335,67 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     }
     if (isa<func::ReturnOp>(op))
       break;
+    // Results of a dispatch or custom call: the caller's output buffer when
+    // a graph output is this value, else an arena buffer live from here.
+    auto placeResults = [&](ResultRange results) {
+      for (Value result : results) {
+        auto type = cast<RankedTensorType>(result.getType());
+        auto out = outputOf.find(result);
+        if (out != outputOf.end()) {
+          buffers[result] = {art::BufferSpace::Output, out->second, 0,
+                             byteSize(type)};
+        } else {
+          buffers[result] = {art::BufferSpace::Arena, uint32_t(arena.size()),
+                             0, byteSize(type)};
+          arena.push_back({alignUp(std::max<uint64_t>(byteSize(type), 1)),
+                           step, step, 0});
+        }
+      }
+    };
+    if (auto custom = dyn_cast<CustomCallOp>(op)) {
+      // An external kernel (kind b): the runtime resolves the name.
+      art::StepSpec s;
+      s.kind = art::StepSpec::Kind::CustomCall;
+      s.label = "custom_call " + custom.getCallTarget().str();
+      s.customCall.op = custom.getCallTarget().str();
+      s.customCall.node = nodeName(custom.getLoc());
+      auto describeOperand = [&](Value v) -> FailureOr<art::CustomOperandSpec> {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || !type.hasStaticShape())
+          return custom.emitOpError("has an operand or result of type ")
+                 << v.getType() << "; external kernels need static shapes";
+        FailureOr<art::DType> dtype = toDType(type.getElementType());
+        if (failed(dtype))
+          return custom.emitOpError("has an operand or result of type ")
+                 << type << ", which the artifact cannot describe";
+        art::CustomOperandSpec operand;
+        operand.dtype = *dtype;
+        operand.dims.assign(type.getShape().begin(), type.getShape().end());
+        return operand;
+      };
+      for (Value operand : custom.getOperands()) {
+        if (!buffers.count(operand))
+          return custom.emitOpError("reads a value with no buffer");
+        FailureOr<art::CustomOperandSpec> described = describeOperand(operand);
+        if (failed(described))
+          return failure();
+        s.customCall.inputs.push_back(*described);
+        touch(operand);
+      }
+      for (Value result : custom.getResults()) {
+        FailureOr<art::CustomOperandSpec> described = describeOperand(result);
+        if (failed(described))
+          return failure();
+        s.customCall.outputs.push_back(*described);
+      }
+      if (failed(serializeAttributes(custom, s.customCall.attributes)))
+        return failure();
+      placeResults(custom.getResults());
+      steps.push_back(std::move(s));
+      stepOps.push_back(&op);
+      ++step;
+      continue;
+    }
     auto call = dyn_cast<func::CallOp>(op);
     if (!call)
       return op.emitOpError("is left on the host after dispatch formation; "
@@ -273,19 +416,7 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
         return call.emitOpError("reads a value with no buffer");
       touch(operand);
     }
-    for (Value result : call.getResults()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      auto out = outputOf.find(result);
-      if (out != outputOf.end()) {
-        buffers[result] = {art::BufferSpace::Output, out->second, 0,
-                           byteSize(type)};
-      } else {
-        buffers[result] = {art::BufferSpace::Arena, uint32_t(arena.size()), 0,
-                           byteSize(type)};
-        arena.push_back({alignUp(std::max<uint64_t>(byteSize(type), 1)), step,
-                         step, 0});
-      }
-    }
+    placeResults(call.getResults());
     const KernelInfo &info = kernels[kernel->second];
     if (call.getNumOperands() + call.getNumResults() +
             (info.scratchBytes ? 1 : 0) != info.bindingCount)
@@ -301,6 +432,7 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       arena.push_back({alignUp(scratch), step, step, 0});
     }
     steps.push_back(std::move(s));
+    stepOps.push_back(&op);
     ++step;
   }
   // Uses by the return keep buffers alive to the end (copies read them).
@@ -355,12 +487,16 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
     return spec;
   };
   // Bindings, now that arena offsets are known.
-  size_t stepIndex = 0;
-  for (Operation &op : host.getBody().front()) {
-    auto call = dyn_cast<func::CallOp>(op);
-    if (!call)
+  for (size_t index = 0; index < stepOps.size(); ++index) {
+    if (auto custom = dyn_cast<CustomCallOp>(stepOps[index])) {
+      art::CustomCallSpec &c = steps[index].customCall;
+      for (auto [operand, value] : llvm::zip(c.inputs, custom.getOperands()))
+        operand.binding = binding(buffers[value]);
+      for (auto [operand, value] : llvm::zip(c.outputs, custom.getResults()))
+        operand.binding = binding(buffers[value]);
       continue;
-    size_t index = stepIndex++;
+    }
+    auto call = cast<func::CallOp>(stepOps[index]);
     art::DispatchSpec &d = steps[index].dispatch;
     for (Value operand : call.getOperands())
       d.bindings.push_back(binding(buffers[operand]));

@@ -22,13 +22,15 @@
 //    are emitted once.
 //
 // What remains on the host: constants, reshapes (free views of one
-// buffer), calls and the return.
+// buffer), calls, external custom calls (kiln.custom_call without a
+// lowering) and the return.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "dialects/kiln/ConstantFolding.h"
+#include "dialects/kiln/KilnDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -107,9 +109,12 @@ bool isContraction(Operation *op) {
           isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op));
 }
 
-// Ops that never become dispatches of their own.
+// Ops that never become dispatches of their own. A kiln.custom_call left
+// after lowering is an external kernel (kind b): the host plan turns it
+// into a CustomCall step.
 bool isHostOnly(Operation *op) {
-  if (isa<arith::ConstantOp, func::ReturnOp, tensor::EmptyOp>(op) || isView(op))
+  if (isa<arith::ConstantOp, func::ReturnOp, tensor::EmptyOp, CustomCallOp>(op) ||
+      isView(op))
     return true;
   return false;
 }

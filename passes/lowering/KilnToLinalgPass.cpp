@@ -1,12 +1,16 @@
 //===- KilnToLinalgPass.cpp - kiln-to-linalg -----------------------------===//
 //
-// Applies every Kiln lowering pattern, then reports any Kiln op left over:
-// the back end cannot run a graph with an op it does not know how to lower.
+// Expands the custom calls that plugins lower (kind a), applies every Kiln
+// lowering pattern, then reports any Kiln op left over: the back end cannot
+// run a graph with an op it does not know how to lower. Custom calls
+// without a lowering stay: they are external kernels (kind b) that the
+// host plan calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/CustomCallLowering.h"
 #include "passes/lowering/KilnToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,6 +46,8 @@ public:
   }
 
   void runOnOperation() override {
+    if (failed(lowerRegisteredCustomCalls(getOperation())))
+      return signalPassFailure();
     GreedyRewriteConfig config;
     // Only the Kiln ops are rewritten; folding the new linalg/arith ops is
     // left to later passes so the output is what the patterns built.
@@ -51,13 +57,15 @@ public:
     getOperation()->walk([&](Operation *op) {
       if (!isa<KilnDialect>(op->getDialect()))
         return;
-      failed = true;
       auto isDynamic = [](Type type) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         return !tensor || !tensor.hasStaticShape();
       };
       bool dynamic = llvm::any_of(op->getResultTypes(), isDynamic) ||
                      llvm::any_of(op->getOperandTypes(), isDynamic);
+      if (isa<CustomCallOp>(op) && !dynamic)
+        return; // an external kernel
+      failed = true;
       if (dynamic)
         op->emitOpError("has a dynamic shape; the CPU back end needs static "
                         "shapes (pass --input-shape to kilnc)");
