@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/ConverterRegistry.h"
+#include "compiler/onnx/CustomOpConverter.h"
 #include "compiler/onnx/ModelLoader.h"
 #include "compiler/onnx/NodeContext.h"
 #include "compiler/onnx/OnnxImporter.h"
@@ -168,6 +169,8 @@ LogicalResult GraphImporter::checkSupported() {
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     if (domain.empty() && lookupConverter(node.op_type(), opset))
       continue;
+    if (lookupCustomOpForNode(domain, node.op_type()))
+      continue; // a plugin provides it
     unsupported[{domain, node.op_type()}].push_back(nodeDisplayName(i));
   }
   if (unsupported.empty())
@@ -337,11 +340,16 @@ LogicalResult GraphImporter::importNodes() {
                 "data: QuantizeLinear, DequantizeLinear, QLinearConv, "
                 "QLinearMatMul, MatMulInteger, ConvInteger and data movement "
                 "between them)";
-    const ConverterInfo *converter = lookupConverter(node.op_type(), opset);
     NodeContext ctx(node, name, opset, loc, builder, values, modelDir);
     ctx.unsigned8 = &unsigned8;
-    if (failed(converter->convert(ctx)))
+    // A plugin's definition wins over Kiln's converter for the same op.
+    if (const CustomOpDefinition *custom =
+            lookupCustomOpForNode(node.domain(), node.op_type())) {
+      if (failed(convertCustomOp(ctx, *custom)))
+        return failure();
+    } else if (failed(lookupConverter(node.op_type(), opset)->convert(ctx))) {
       return failure();
+    }
     if (movesUnsigned8(node.op_type()) && node.input_size() > 0 &&
         unsigned8.contains(node.input(0)))
       for (const std::string &output : node.output())

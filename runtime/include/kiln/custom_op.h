@@ -25,8 +25,8 @@
  * (a missing one is KILN_FAILED_PRECONDITION naming the op), so a run never
  * discovers a missing kernel half way.
  *
- * This header is self-contained: a kernel library includes it and links
- * against nothing of Kiln.
+ * A kernel library includes this header (or kiln/kiln.h, which includes it
+ * and names the dtypes) and links against nothing of Kiln.
  *
  * The call (kiln_custom_call_t):
  *   - inputs and outputs in the order of the operator's ONNX inputs and
@@ -95,7 +95,7 @@ typedef struct kiln_custom_attr_t {
 } kiln_custom_attr_t;
 
 typedef struct kiln_custom_tensor_t {
-  int32_t dtype;         /* a kiln_dtype_t (kiln.h): KILN_F32 = 0, ... */
+  int32_t dtype;         /* a kiln_dtype_t (kiln/kiln.h): KILN_F32 = 0, ... */
   int32_t rank;
   const int64_t* dims;   /* rank entries */
   void* data;            /* see "The call" above */
