@@ -14,8 +14,9 @@
 // PluginRegistrar through which the plugin says what it adds:
 //
 //   - passes, and where in kilnc's pipeline each one runs (addPass);
-//   (custom operators are added to the same registrar in later API
-//   versions).
+//   - custom operators: ONNX ops Kiln does not know, with their shape
+//     function and a lowering or an external kernel (addCustomOp,
+//     docs/custom-ops.md).
 //
 // Passes are registered with MLIR's pass registry as usual
 // (mlir::PassRegistration<MyPass>() inside registerPlugin), so that
@@ -61,6 +62,10 @@
 #define KILN_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 namespace mlir::kiln {
+
+// compiler/customops/CustomOpDefinition.h; a plugin that adds custom ops
+// includes it (the declaration below needs only the name).
+struct CustomOpDefinition;
 
 // Where in kilnc's pipeline a plugin pass runs. Every stage runs passes on
 // the whole `builtin.module`; a pipeline names nested ops itself
@@ -141,6 +146,17 @@ public:
   // the module for that op.
   virtual void addPass(PluginStage stage, PassFactory factory,
                        llvm::StringRef target = "") = 0;
+
+  // Adds a custom operator (compiler/customops/CustomOpDefinition.h): the
+  // ONNX nodes it matches, its shape and type function, and either a
+  // lowering (kind a) or, without one, an external kernel that the runtime
+  // resolves by the definition's name (kind b). The importer, kiln-opt's
+  // and kilnc's kiln-to-linalg and the host plan use it from then on. A
+  // definition without a shape function, or whose ONNX op or name another
+  // plugin already registered, makes the tool refuse the plugin. (Added
+  // after addPass in the same release, 0.1.0: appended, so the slots of
+  // the calls above do not move.)
+  virtual void addCustomOp(CustomOpDefinition definition) = 0;
 };
 
 } // namespace mlir::kiln

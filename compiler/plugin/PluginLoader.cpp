@@ -1,6 +1,8 @@
 //===- PluginLoader.cpp - Loads Kiln plugins into kilnc and kiln-opt ------===//
 #include "compiler/plugin/PluginLoader.h"
 
+#include "compiler/customops/CustomOpRegistry.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -53,8 +55,13 @@ public:
     placements.push_back(std::move(placement));
   }
 
+  void addCustomOp(CustomOpDefinition definition) override {
+    customOps.push_back(std::move(definition));
+  }
+
   std::string origin;
   std::vector<PassPlacement> placements;
+  std::vector<CustomOpDefinition> customOps;
 };
 
 // `pipeline` without a `builtin.module(...)` wrapper around all of it:
@@ -288,6 +295,12 @@ PluginLoadResult loadPlugin(llvm::StringRef path) {
     std::string error;
     if (!verifyPlacement(placement, error))
       return failWith(PluginLoadFailure::BadRegistration, error);
+  }
+  for (CustomOpDefinition &definition : registrar.customOps) {
+    std::string error;
+    if (failed(registerCustomOp(std::move(definition), error)))
+      return failWith(PluginLoadFailure::BadRegistration,
+                      registrar.origin + ": " + error);
   }
   plugin.placements = std::move(registrar.placements);
   PluginLoadResult result;
