@@ -35,26 +35,30 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime import quantization as q
 
-# name, input [C, H, W], output channels, kernel, stride, pad
+# name, input [C, H, W], output channels, kernel, stride, pad[, groups]
 CONVS = [
     ("3x3_256x14x14", (256, 14, 14), 256, 3, 1, 1),
     ("3x3s2_128x56x56", (128, 56, 56), 128, 3, 2, 1),
     ("1x1_64x56x56_to256", (64, 56, 56), 256, 1, 1, 0),
     ("1x1_1024x14x14_to256", (1024, 14, 14), 256, 1, 1, 0),
     ("7x7s2_stem", (3, 224, 224), 64, 7, 2, 3),
+    # mobilenet_v2's depthwise shapes (one filter per channel)
+    ("dw3x3_144x56x56", (144, 56, 56), 144, 3, 1, 1, 144),
+    ("dw3x3s2_144x56x56", (144, 56, 56), 144, 3, 2, 1, 144),
+    ("dw3x3_384x14x14", (384, 14, 14), 384, 3, 1, 1, 384),
 ]
 
 
-def make_conv(path, shape, cout, k, stride, pad, seed=0):
+def make_conv(path, shape, cout, k, stride, pad, groups=1, seed=0):
     rng = np.random.default_rng(seed)
-    c = shape[0]
+    c = shape[0] // groups
     w = rng.normal(0, 1 / np.sqrt(c * k * k), (cout, c, k, k)).astype(np.float32)
     b = rng.normal(0, 0.1, (cout,)).astype(np.float32)
     h = (shape[1] + 2 * pad - k) // stride + 1
     wo = (shape[2] + 2 * pad - k) // stride + 1
     nodes = [
         helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k],
-                         strides=[stride, stride], pads=[pad] * 4),
+                         strides=[stride, stride], pads=[pad] * 4, group=groups),
         helper.make_node("Relu", ["c"], ["y"]),
     ]
     graph = helper.make_graph(
@@ -118,12 +122,12 @@ def main():
     print(f"{'conv':22} {'kiln fp32':>9} {'bf16':>7} {'int8':>7} {'ort fp32':>8} "
           f"{'ort int8':>8} {'bf16/f32':>8} {'i8/f32':>6} {'i8/ort i8':>9}  paths (bf16; int8)")
     with tempfile.TemporaryDirectory() as work:
-        for name, shape, cout, k, stride, pad in CONVS:
+        for name, shape, cout, k, stride, pad, *groups in CONVS:
             if args.cases and name not in args.cases:
                 continue
             fp32 = os.path.join(work, name + ".onnx")
             qdq = os.path.join(work, name + "_qdq.onnx")
-            make_conv(fp32, shape, cout, k, stride, pad)
+            make_conv(fp32, shape, cout, k, stride, pad, *groups)
             q.quantize_static(fp32, qdq, Reader(shape), quant_format=q.QuantFormat.QDQ,
                               activation_type=q.QuantType.QUInt8,
                               weight_type=q.QuantType.QInt8, per_channel=True)
