@@ -173,7 +173,17 @@ LogicalResult convertPool(NodeContext &ctx) {
     attrs->push_back(ctx.named(
         "count_include_pad",
         ctx.builder.getBoolAttr(ctx.getInt("count_include_pad", 0))));
-  return ctx.setResult(0, ctx.create<PoolOp>(ctx.input(0), *attrs));
+  Type element = ctx.inputType(0).getElementType();
+  if (!std::is_same_v<PoolOp, MaxPoolOp> || !element.isInteger(8))
+    return ctx.setResult(0, ctx.create<PoolOp>(ctx.input(0), *attrs));
+  // int8 and (biased) uint8 MaxPool (opset 12): the max of integers in
+  // [-128, 127] taken in f32 is exact, padding never wins (-inf), and the
+  // cast back is exact; subtracting 128 keeps the order, so the biased
+  // maximum is the biased u8 maximum.
+  Composer k{ctx};
+  Value x = k.cast(ctx.input(0), Float32Type::get(ctx.getContext()));
+  Value y = k.op<PoolOp>({x}, *attrs);
+  return k.finish(k.cast(y, element));
 }
 
 /// LpPool: (sum over the window of |x|^p)^(1/p). Kiln has no sum pooling,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/ContribQuantConverters.h"
 #include "compiler/onnx/ConverterRegistry.h"
 #include "compiler/onnx/CustomOpConverter.h"
 #include "compiler/onnx/ModelLoader.h"
@@ -111,19 +112,49 @@ private:
 };
 
 /// ONNX ops that take uint8 inputs: the quantized ops, which read the
-/// biased representation on purpose, and data movement, whose outputs are
-/// biased uint8 again. Any other op reading uint8 data is refused: it would
-/// compute on u8 - 128.
-bool readsUnsigned8(llvm::StringRef opType) {
+/// biased representation on purpose (onnxruntime's com.microsoft ones
+/// included), and data movement, whose outputs are biased uint8 again. Any
+/// other op reading uint8 data is refused: it would compute on u8 - 128.
+bool readsUnsigned8(const onnx::NodeProto &node) {
+  if (node.domain() == kMicrosoftDomain)
+    return lookupMicrosoftConverter(node.op_type()) != nullptr;
   return llvm::is_contained(
       {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
        "MatMulInteger", "ConvInteger", "Shape"},
-      opType);
+      node.op_type());
 }
-bool movesUnsigned8(llvm::StringRef opType) {
-  return llvm::is_contained({"Reshape", "Transpose", "Squeeze", "Unsqueeze",
-                             "Flatten", "Identity"},
-                            opType);
+/// Ops whose result on biased uint8 data is the biased result on the u8
+/// values: they move or select elements (MaxPool selects: subtracting 128
+/// keeps the order) and never make a new value. Pad is one only when its
+/// pad value is itself a (biased) uint8 input or it copies edges: its
+/// default value 0 would mean u8 128.
+bool movesUnsigned8(const onnx::NodeProto &node, int64_t opset) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return false;
+  if (node.op_type() == "Pad") {
+    std::string mode = "constant";
+    for (const onnx::AttributeProto &attribute : node.attribute())
+      if (attribute.name() == "mode")
+        mode = attribute.s();
+    return mode != "constant" ||
+           (opset >= 11 && node.input_size() > 2 && !node.input(2).empty());
+  }
+  return llvm::is_contained(
+      {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity",
+       "MaxPool", "Concat", "Slice", "Gather", "Split", "Expand", "Tile",
+       "DepthToSpace", "SpaceToDepth"},
+      node.op_type());
+}
+
+/// The converter of `node`: the default domain's at `opset`, or one of
+/// onnxruntime's com.microsoft quantized ops; null when Kiln has none.
+const ConverterInfo *findConverter(const onnx::NodeProto &node,
+                                   int64_t opset) {
+  if (node.domain().empty() || node.domain() == "ai.onnx")
+    return lookupConverter(node.op_type(), opset);
+  if (node.domain() == kMicrosoftDomain)
+    return lookupMicrosoftConverter(node.op_type());
+  return nullptr;
 }
 
 std::string GraphImporter::nodeDisplayName(int index) const {
@@ -167,7 +198,7 @@ LogicalResult GraphImporter::checkSupported() {
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto &node = graph.node(i);
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    if (domain.empty() && lookupConverter(node.op_type(), opset))
+    if (findConverter(node, opset))
       continue;
     if (lookupCustomOpForNode(domain, node.op_type()))
       continue; // a plugin provides it
@@ -331,14 +362,14 @@ LogicalResult GraphImporter::importNodes() {
     bool unsignedInput = false;
     for (const std::string &input : node.input())
       unsignedInput |= unsigned8.contains(input);
-    if (unsignedInput && !readsUnsigned8(node.op_type()) &&
-        !movesUnsigned8(node.op_type()))
+    if (unsignedInput && !readsUnsigned8(node) && !movesUnsigned8(node, opset))
       return emitError(loc)
              << "node '" << name << "' (" << node.op_type()
              << ") reads uint8 data, which is not supported outside "
                 "quantized ops (Kiln holds uint8 tensors only as quantized "
                 "data: QuantizeLinear, DequantizeLinear, QLinearConv, "
-                "QLinearMatMul, MatMulInteger, ConvInteger and data movement "
+                "QLinearMatMul, MatMulInteger, ConvInteger, onnxruntime's "
+                "com.microsoft QLinear ops and QGemm, and data movement "
                 "between them)";
     NodeContext ctx(node, name, opset, loc, builder, values, modelDir);
     ctx.unsigned8 = &unsigned8;
@@ -347,10 +378,10 @@ LogicalResult GraphImporter::importNodes() {
             lookupCustomOpForNode(node.domain(), node.op_type())) {
       if (failed(convertCustomOp(ctx, *custom)))
         return failure();
-    } else if (failed(lookupConverter(node.op_type(), opset)->convert(ctx))) {
+    } else if (failed(findConverter(node, opset)->convert(ctx))) {
       return failure();
     }
-    if (movesUnsigned8(node.op_type()) && node.input_size() > 0 &&
+    if (movesUnsigned8(node, opset) && node.input_size() > 0 &&
         unsigned8.contains(node.input(0)))
       for (const std::string &output : node.output())
         unsigned8.insert(output);

@@ -2,6 +2,8 @@
 
 #include "compiler/onnx/NodeContext.h"
 
+#include "compiler/onnx/ConverterRegistry.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -32,6 +34,40 @@ LogicalResult NodeContext::requireInputs(unsigned count) {
 void NodeContext::setResult(unsigned i, Value value) {
   if (outputUsed(i))
     values[node.output(i)] = value;
+}
+
+FailureOr<Value> NodeContext::convertSubNode(onnx::NodeProto sub,
+                                             ValueRange inputs,
+                                             int64_t subOpset) {
+  const ConverterInfo *converter = lookupConverter(sub.op_type(), subOpset);
+  if (!converter)
+    return error() << "has no converter for its part '" << sub.op_type()
+                   << "' at opset " << subOpset;
+  // Names no ONNX tensor can collide with: ONNX names are the model's, these
+  // hold a NUL-free prefix the importer never writes.
+  std::string prefix = "\x01" + displayName + "/" + sub.op_type() + "/";
+  sub.clear_input();
+  sub.clear_output();
+  for (auto [i, value] : llvm::enumerate(inputs)) {
+    std::string name = prefix + "in" + std::to_string(i);
+    sub.add_input(value ? name : "");
+    if (value)
+      values[name] = value;
+  }
+  sub.add_output(prefix + "out");
+  NodeContext subCtx(sub, displayName, subOpset, loc, builder, values,
+                     modelDir);
+  LogicalResult converted = converter->convert(subCtx);
+  Value result = values.lookup(prefix + "out");
+  for (const std::string &name : sub.input())
+    if (!name.empty())
+      values.erase(name);
+  values.erase(prefix + "out");
+  if (failed(converted))
+    return failure();
+  if (!result)
+    return error() << "its part '" << sub.op_type() << "' has no result";
+  return result;
 }
 
 LogicalResult NodeContext::requireUnusedOutputsFrom(unsigned first) {

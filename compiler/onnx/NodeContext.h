@@ -179,6 +179,13 @@ public:
     return named(name, builder.getI64IntegerAttr(value));
   }
 
+  /// Converts `sub`, a default-domain node that computes part of this one,
+  /// on `inputs` (its input names are replaced) at default-domain `opset`,
+  /// and returns its first output. The converters of onnxruntime's
+  /// quantized ops use it to run the float op between a dequantize and a
+  /// quantize with ONNX's exact semantics; errors name this node.
+  FailureOr<Value> convertSubNode(onnx::NodeProto sub, ValueRange inputs,
+                                  int64_t subOpset);
   // Shorthands for the ops converters compose most.
   FailureOr<Value> reshape(Value input, llvm::ArrayRef<int64_t> shape);
   FailureOr<Value> transpose(Value input, llvm::ArrayRef<int64_t> perm);

@@ -24,6 +24,7 @@
 
 #include "compiler/onnx/Composer.h"
 #include "compiler/onnx/ConverterRegistry.h"
+#include "compiler/onnx/QuantizedValues.h"
 #include "passes/quant/QdqFolding.h"
 
 #include "mlir/IR/Matchers.h"
@@ -35,6 +36,8 @@ namespace {
 
 Type f32(NodeContext &ctx) { return Float32Type::get(ctx.getContext()); }
 Type i8(NodeContext &ctx) { return IntegerType::get(ctx.getContext(), 8); }
+
+} // namespace
 
 /// `v` as f32 (scales may be f16 or bf16 from opset 19).
 FailureOr<Value> asF32(NodeContext &ctx, Value v) {
@@ -54,7 +57,7 @@ Value zeroPointLike(NodeContext &ctx, Value scale, Type element,
 
 /// The `axis` attribute of a quantize/dequantize node, normalized, when the
 /// scale is per axis; 1 (unused) otherwise.
-FailureOr<int64_t> quantizationAxis(NodeContext &ctx, Value scale,
+static FailureOr<int64_t> quantizationAxis(NodeContext &ctx, Value scale,
                                     int64_t rank) {
   auto type = llvm::cast<RankedTensorType>(scale.getType());
   if (type.getRank() == 0 || (type.hasStaticShape() && type.getNumElements() == 1))
@@ -72,7 +75,8 @@ bool hasOneElement(Value v) {
 /// Quantizers write per-tensor parameters as [] or [1] and do not always
 /// give scale and zero point the same one: the zero point takes the
 /// scale's shape.
-FailureOr<Value> matchZeroPointShape(NodeContext &ctx, Value zp, Value scale) {
+static FailureOr<Value> matchZeroPointShape(NodeContext &ctx, Value zp,
+                                              Value scale) {
   auto zpType = llvm::cast<RankedTensorType>(zp.getType());
   auto scaleType = llvm::cast<RankedTensorType>(scale.getType());
   if (zpType.getShape() == scaleType.getShape() || !hasOneElement(zp) ||
@@ -114,7 +118,7 @@ FailureOr<Value> quantize(NodeContext &ctx, Value x, Value scale, Value zp,
 /// Fails with an error naming the first of `inputs` (when present) whose
 /// element type is not an integer of one of `widths` bits.
 LogicalResult requireQuantized(NodeContext &ctx, ArrayRef<unsigned> inputs,
-                               ArrayRef<unsigned> widths = {8}) {
+                               ArrayRef<unsigned> widths) {
   for (unsigned i : inputs) {
     if (!ctx.hasInput(i))
       continue;
@@ -128,6 +132,8 @@ LogicalResult requireQuantized(NodeContext &ctx, ArrayRef<unsigned> inputs,
   }
   return success();
 }
+
+namespace {
 
 LogicalResult convertQuantizeLinear(NodeContext &ctx) {
   if (failed(ctx.requireInputs(2)))
