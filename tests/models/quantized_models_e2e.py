@@ -12,9 +12,10 @@ and quantizes each with onnxruntime.quantization:
 
   qdq:       quantize_static, QuantFormat.QDQ (uint8 activations, int8
              weights), calibrated on seeded random inputs
-  qoperator: quantize_static, QuantFormat.QOperator, restricted to Conv and
-             MatMul (QLinearConv, QLinearMatMul; the other QOperator ops
-             onnxruntime emits are com.microsoft ops Kiln does not import)
+  qoperator: quantize_static, QuantFormat.QOperator (QLinearConv,
+             QLinearMatMul, uint8 MaxPool and Flatten, and onnxruntime's
+             com.microsoft QLinearGlobalAveragePool, QLinearAdd,
+             QLinearSoftmax and QGemm)
   dynamic:   quantize_dynamic (DynamicQuantizeLinear, MatMulInteger,
              ConvInteger; uint8 weights for the CNN, whose ConvInteger
              onnxruntime runs only on uint8)
@@ -161,7 +162,7 @@ def quantize_variants(fp32_path, workdir, name, dynamic_weight_type):
     variants["qdq"] = qdq
     qop = os.path.join(workdir, f"{name}_qoperator.onnx")
     q.quantize_static(fp32_path, qop, RandomReader(fp32_path),
-                      quant_format=q.QuantFormat.QOperator, op_types_to_quantize=["Conv", "MatMul"],
+                      quant_format=q.QuantFormat.QOperator,
                       activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8)
     variants["qoperator"] = qop
     dyn = os.path.join(workdir, f"{name}_dynamic.onnx")
@@ -182,21 +183,28 @@ def output_scales(model):
     return scales
 
 
-def check(model_path, kilnc, kiln, workdir, label):
+def check(model_path, kilnc, kiln, workdir, label, inputs=None, contraction=None):
+    """Compiles and runs `model_path`, compares with onnxruntime (bounds in
+    the module doc); `inputs` defaults to compare_with_ort.make_inputs with
+    seed 0, and the integer-contraction check runs when `contraction` is
+    true (default: every model but the dynamic ones)."""
     artifact = os.path.join(workdir, label + ".kiln")
     proc = subprocess.run([kilnc, model_path, "-o", artifact], capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"FAIL {label}: kilnc exited {proc.returncode}:\n{proc.stderr}")
         return False
     ok = True
-    if not label.endswith("dynamic"):
+    if contraction is None:
+        contraction = not label.endswith("dynamic")
+    if contraction:
         ir = subprocess.run([kilnc, model_path, "--emit=kiln", "-o", "-"],
                             capture_output=True, text=True).stdout
         if not re.search(r"kiln\.(matmul|conv) [^\n]*: tensor<[0-9x]+xi8>, tensor<[0-9x]+xi8>", ir):
             print(f"FAIL {label}: no integer contraction in the Kiln IR")
             ok = False
     model = onnx.load(model_path)
-    inputs = compare_with_ort.make_inputs(model, seed=0, shapes={})
+    if inputs is None:
+        inputs = compare_with_ort.make_inputs(model, seed=0, shapes={})
     session = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     expected = session.run(None, inputs)

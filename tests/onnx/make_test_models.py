@@ -725,6 +725,80 @@ def quantized():
          check=False)
 
 
+def qoperator():
+    """onnxruntime's QOperator com.microsoft ops, uint8 data movement, and
+    the errors of an unimported com.microsoft op and a uint8 Pad with ONNX's
+    default pad value (0, which is not u8 0 biased)."""
+    U8, I8, I32 = TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
+    MS = "com.microsoft"
+
+    def ms_model(nodes, inputs, outputs, inits):
+        m = model(nodes, inputs, outputs, inits, opset=13)
+        m.opset_import.append(helper.make_opsetid(MS, 1))
+        return m
+
+    s = lambda name, v: const(name, np.float32(v))  # noqa: E731
+    # QLinearAdd (b broadcast), QLinearMul, QLinearSigmoid, QLinearLeakyRelu.
+    n = [helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
+                          domain=MS, name="qadd"),
+         helper.make_node("QLinearMul", ["c", "cs", "cz", "a", "as", "az", "ms", "mz"], ["m"],
+                          domain=MS, name="qmul"),
+         helper.make_node("QLinearSigmoid", ["m", "ms", "mz", "ss", "sz"], ["sg"],
+                          domain=MS, name="qsigmoid"),
+         helper.make_node("QLinearLeakyRelu", ["a", "as", "az", "cs"], ["lr"], domain=MS,
+                          alpha=0.25, name="qleaky")]
+    save(ms_model(n, [vi("a", U8, [2, 3]), vi("b", U8, [3])],
+                  [vi("sg", U8, [2, 3]), vi("lr", U8, [2, 3])],
+                  [s("as", 0.5), const("az", np.uint8(130)), s("bs", 0.25),
+                   const("bz", np.uint8(128)), s("cs", 0.75), const("cz", np.uint8(120)),
+                   s("ms", 2.0), const("mz", np.uint8(128)), s("ss", 1 / 256),
+                   const("sz", np.uint8(0))]), "qop_elementwise.onnx", check=False)
+    # QGemm with transB and an int32 C, quantized output; and one with
+    # transA, alpha and a float output.
+    n = [helper.make_node("QGemm", ["a", "as", "az", "w", "ws", "wz", "c", "ys", "yz"], ["y"],
+                          domain=MS, transB=1, name="qgemm"),
+         helper.make_node("QGemm", ["at", "as", "az", "w2", "ws", "wz"], ["f"],
+                          domain=MS, transA=1, alpha=0.5, name="qgemm_f32")]
+    save(ms_model(n, [vi("a", U8, [2, 4]), vi("at", U8, [4, 2])],
+                  [vi("y", U8, [2, 3]), vi("f", F, [2, 3])],
+                  [s("as", 0.5), const("az", np.uint8(128)),
+                   const("w", np.arange(12, dtype=np.int8).reshape(3, 4)),
+                   const("w2", np.arange(12, dtype=np.int8).reshape(4, 3)),
+                   s("ws", 0.25), const("wz", np.int8(0)),
+                   const("c", np.array([100, -100, 7], np.int32)),
+                   s("ys", 2.0), const("yz", np.uint8(128))]), "qop_gemm.onnx", check=False)
+    # Pooling, softmax and concat, and uint8 MaxPool / Transpose between them.
+    n = [helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "xz", "ys", "yz"], ["gap"],
+                          domain=MS, channels_last=1, name="qgap_nhwc"),
+         helper.make_node("QLinearAveragePool", ["x", "xs", "xz", "ys", "yz"], ["avg"],
+                          domain=MS, channels_last=1, kernel_shape=[2, 2], strides=[2, 2],
+                          name="qavgpool_nhwc"),
+         helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2], name="to_nchw"),
+         helper.make_node("MaxPool", ["xt"], ["mp"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                          name="maxpool_u8"),
+         helper.make_node("QLinearSoftmax", ["mp", "xs", "xz", "ys", "yz"], ["sm"],
+                          domain=MS, opset=13, axis=1, name="qsoftmax"),
+         helper.make_node("QLinearConcat", ["ys", "yz", "sm", "ys", "yz", "mp", "xs", "xz"],
+                          ["cat"], domain=MS, axis=1, name="qconcat")]
+    save(ms_model(n, [vi("x", U8, [1, 4, 4, 3])],
+                  [vi("gap", U8, [1, 1, 1, 3]), vi("avg", U8, [1, 2, 2, 3]),
+                   vi("cat", U8, [1, 6, 4, 4])],
+                  [s("xs", 0.1), const("xz", np.uint8(128)), s("ys", 0.05),
+                   const("yz", np.uint8(0))]), "qop_pool.onnx", check=False)
+    # A com.microsoft op Kiln does not import.
+    n = [helper.make_node("QLinearWhere", ["cond", "a", "as", "az", "a", "as", "az", "as", "az"],
+                          ["y"], domain=MS, name="qwhere")]
+    save(ms_model(n, [vi("cond", TensorProto.BOOL, [3]), vi("a", U8, [3])], [vi("y", U8, [3])],
+                  [s("as", 0.5), const("az", np.uint8(128))]), "qop_unsupported.onnx",
+         check=False)
+    # Pad of uint8 data without a pad value pads with 0, which Kiln would
+    # write as u8 128: refused.
+    n = [helper.make_node("Pad", ["x", "pads"], ["y"], mode="constant", name="pad_u8")]
+    save(model(n, [vi("x", U8, [4])], [vi("y", U8, [6])],
+               [const("pads", np.array([1, 1], np.int64))], opset=13),
+         "quant_uint8_pad_default.onnx", check=False)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -749,6 +823,7 @@ def main():
     normalization_extras()
     frontend_breadth()
     quantized()
+    qoperator()
 
 
 if __name__ == "__main__":
