@@ -1,4 +1,4 @@
-//===- ContribQuantConverters.cpp - onnxruntime's com.microsoft QOperator ops ===//
+//===- ContribQuantConverters.cpp - com.microsoft QOperator ops ----------===//
 //
 // onnxruntime's quantization tool (quantize_static, QuantFormat.QOperator)
 // writes every quantized op that ONNX lacks as a com.microsoft op. Each is
@@ -67,7 +67,8 @@ LogicalResult setQuantizedResult(NodeContext &ctx, FailureOr<Value> y,
                                  unsigned s, unsigned z, unsigned like) {
   if (failed(y))
     return failure();
-  bool isUnsigned = ctx.hasInput(z) ? ctx.isUnsigned8(z) : ctx.isUnsigned8(like);
+  bool isUnsigned =
+      ctx.hasInput(z) ? ctx.isUnsigned8(z) : ctx.isUnsigned8(like);
   Value zp = ctx.input(z);
   if (!zp) {
     FailureOr<Value> scale = asF32(ctx, ctx.input(s));
@@ -117,7 +118,8 @@ LogicalResult convertQLinearBinary(NodeContext &ctx) {
 /// default-domain op `opType` with this node's attributes.
 template <const char *opType>
 LogicalResult convertQLinearUnary(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(4)) || failed(requireQuantized(ctx, {0, 2, 4})) ||
+  if (failed(ctx.requireInputs(4)) ||
+      failed(requireQuantized(ctx, {0, 2, 4})) ||
       failed(requirePerTensor(ctx, {1, 2, 3, 4})))
     return failure();
   FailureOr<Value> x = dequantizeInput(ctx, 0, 1, 2);
@@ -133,7 +135,8 @@ constexpr char kLeakyRelu[] = "LeakyRelu";
 /// node must have) defines it: from 13 along `axis` (default -1), before
 /// over the input flattened to 2-D at `axis`.
 LogicalResult convertQLinearSoftmax(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(5)) || failed(requireQuantized(ctx, {0, 2, 4})) ||
+  if (failed(ctx.requireInputs(5)) ||
+      failed(requireQuantized(ctx, {0, 2, 4})) ||
       failed(requirePerTensor(ctx, {1, 2, 3, 4})))
     return failure();
   if (!ctx.hasAttr("opset"))
@@ -176,7 +179,8 @@ SmallVector<int64_t> channelsLast(int64_t rank) {
 /// each channel over all spatial dims, kept as 1s. With channels_last the
 /// layout is [N, D..., C].
 LogicalResult convertQLinearGlobalAveragePool(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(4)) || failed(requireQuantized(ctx, {0, 2, 4})) ||
+  if (failed(ctx.requireInputs(4)) ||
+      failed(requireQuantized(ctx, {0, 2, 4})) ||
       failed(requirePerTensor(ctx, {1, 2, 3, 4})))
     return failure();
   int64_t rank = ctx.inputType(0).getRank();
@@ -198,7 +202,8 @@ LogicalResult convertQLinearGlobalAveragePool(NodeContext &ctx) {
 /// QLinearAveragePool (X, x_scale, x_zp?, y_scale, y_zp?): ONNX AveragePool
 /// with the node's window attributes, on NCHW or (channels_last) NHWC.
 LogicalResult convertQLinearAveragePool(NodeContext &ctx) {
-  if (failed(ctx.requireInputs(4)) || failed(requireQuantized(ctx, {0, 2, 4})) ||
+  if (failed(ctx.requireInputs(4)) ||
+      failed(requireQuantized(ctx, {0, 2, 4})) ||
       failed(requirePerTensor(ctx, {1, 2, 3, 4})))
     return failure();
   int64_t rank = ctx.inputType(0).getRank();
@@ -286,13 +291,14 @@ LogicalResult convertQGemm(NodeContext &ctx) {
     return failure();
   Value bScale = ctx.input(4);
   bool perColumn = !hasOneElement(bScale);
-  if (perColumn && llvm::cast<RankedTensorType>(bScale.getType()).getRank() != 1)
+  if (perColumn &&
+      llvm::cast<RankedTensorType>(bScale.getType()).getRank() != 1)
     return ctx.error() << "b_scale must be one element or 1-D [N], got "
                        << bScale.getType();
-  Value da = k.check(dequantize(ctx, a, ctx.isUnsigned8(0), ctx.input(1),
-                                ctx.input(2), 1));
-  Value db = k.check(dequantize(ctx, b, ctx.isUnsigned8(3), bScale,
-                                ctx.input(5), 1));
+  Value da = k.check(
+      dequantize(ctx, a, ctx.isUnsigned8(0), ctx.input(1), ctx.input(2), 1));
+  Value db =
+      k.check(dequantize(ctx, b, ctx.isUnsigned8(3), bScale, ctx.input(5), 1));
   Value y = k.op<MatmulOp>({da, db});
   double alpha = ctx.getFloat("alpha", 1.0f);
   if (alpha != 1.0)
@@ -307,7 +313,8 @@ LogicalResult convertQGemm(NodeContext &ctx) {
     Value c = ctx.input(6);
     Value dc;
     if (!perColumn) {
-      dc = k.check(dequantize(ctx, c, false, k.reshape(cScale, {}), Value(), 1));
+      dc =
+          k.check(dequantize(ctx, c, false, k.reshape(cScale, {}), Value(), 1));
     } else {
       // A per-column scale meets C of any broadcastable shape: scale the
       // integers as floats, as dequantize would along C's last dim.

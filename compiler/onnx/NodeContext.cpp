@@ -43,8 +43,8 @@ FailureOr<Value> NodeContext::convertSubNode(onnx::NodeProto sub,
   if (!converter)
     return error() << "has no converter for its part '" << sub.op_type()
                    << "' at opset " << subOpset;
-  // Names no ONNX tensor can collide with: ONNX names are the model's, these
-  // hold a NUL-free prefix the importer never writes.
+  // Temporary value names that start with a control character, which no
+  // tensor name of a real model uses; they are erased again below.
   std::string prefix = "\x01" + displayName + "/" + sub.op_type() + "/";
   sub.clear_input();
   sub.clear_output();

@@ -58,7 +58,7 @@ Value zeroPointLike(NodeContext &ctx, Value scale, Type element,
 /// The `axis` attribute of a quantize/dequantize node, normalized, when the
 /// scale is per axis; 1 (unused) otherwise.
 static FailureOr<int64_t> quantizationAxis(NodeContext &ctx, Value scale,
-                                    int64_t rank) {
+                                           int64_t rank) {
   auto type = llvm::cast<RankedTensorType>(scale.getType());
   if (type.getRank() == 0 || (type.hasStaticShape() && type.getNumElements() == 1))
     return 1;
@@ -76,7 +76,7 @@ bool hasOneElement(Value v) {
 /// give scale and zero point the same one: the zero point takes the
 /// scale's shape.
 static FailureOr<Value> matchZeroPointShape(NodeContext &ctx, Value zp,
-                                              Value scale) {
+                                            Value scale) {
   auto zpType = llvm::cast<RankedTensorType>(zp.getType());
   auto scaleType = llvm::cast<RankedTensorType>(scale.getType());
   if (zpType.getShape() == scaleType.getShape() || !hasOneElement(zp) ||

@@ -1,4 +1,4 @@
-//===- QuantizedValues.h - Quantize/dequantize helpers of converters -*- C++ -*-===//
+//===- QuantizedValues.h - Quantize/dequantize for converters --*- C++ -*-===//
 //
 // The steps every converter of a quantized ONNX op takes: scales as f32,
 // ONNX's default zero points (0, which for uint8 data held biased in i8 is
