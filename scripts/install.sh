@@ -9,14 +9,23 @@
 #   PREFIX/bin/kilnc, kiln, kiln-opt  the tools (not with --runtime-only)
 #   PREFIX/lib/pkgconfig/kiln.pc      pkg-config
 #   PREFIX/lib/cmake/Kiln/            KilnConfig.cmake, KilnConfigVersion.cmake
-#                                     (imported target Kiln::runtime)
+#                                     (imported targets Kiln::runtime and,
+#                                     with the tools, Kiln::plugin)
+#   PREFIX/include/kiln-plugin/       the plugin SDK (not with --runtime-only):
+#                                     compiler/plugin/KilnPlugin.h,
+#                                     compiler/customops/CustomOpDefinition.h,
+#                                     dialects/kiln/KilnDialect.h and its
+#                                     generated .h.inc files, at their
+#                                     repository paths (what plugins include)
+#   PREFIX/lib/pkgconfig/kiln-plugin.pc  its flags (docs/custom-passes.md)
 #
 # Usage: scripts/install.sh --prefix DIR [--runtime-only] [--no-build]
 #                           [--from DIR]
 #   --prefix DIR     where to install (made if missing; an absolute path is
 #                    written into kiln.pc)
 #   --runtime-only   the library, headers, kiln.pc and the CMake package;
-#                    no tools (what is installed needs no LLVM to run)
+#                    no tools and no plugin SDK (what is installed needs no
+#                    LLVM to run)
 #   --no-build       do not run Bazel; install what was built already
 #   --from DIR       the built files, laid out like bazel-bin
 #                    (runtime/libkilnrt.so, tools/kilnc/kilnc, ...); implies
@@ -25,7 +34,9 @@
 # The tools need LLVM 22's libLLVM/libMLIR at run time; they find them
 # through their rpath (/usr/lib/llvm-22/lib), i.e. the Debian packages that
 # scripts/setup.sh installs. The runtime needs only libc, libstdc++,
-# pthreads and libdl.
+# pthreads and libdl. Plugins build against LLVM 22's headers
+# (/usr/lib/llvm-22/include, Debian's llvm-22-dev and libmlir-22-dev) and
+# link nothing: the tool that loads one exports what it uses.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -54,7 +65,17 @@ soversion="${version%%.*}"
 
 targets=(//runtime:libkilnrt.so)
 tools=(tools/kilnc/kilnc tools/kiln/kiln tools/kiln-opt/kiln-opt)
-((runtime_only)) || targets+=(//tools/kilnc //tools/kiln //tools/kiln-opt)
+# The plugin SDK: sources as they are, generated headers from --from.
+plugin_sources=(compiler/plugin/KilnPlugin.h compiler/customops/CustomOpDefinition.h
+  dialects/kiln/KilnDialect.h)
+plugin_generated=(dialects/kiln/KilnDialect.h.inc dialects/kiln/KilnEnums.h.inc
+  dialects/kiln/KilnOps.h.inc)
+# Where the tools were built to find LLVM's headers (WORKSPACE, @llvm), and
+# the flags code on them needs (third_party/mlir/build_defs.bzl, MLIR_COPTS:
+# Debian's LLVM has no RTTI).
+llvm_includedir=/usr/lib/llvm-22/include
+((runtime_only)) ||
+  targets+=(//tools/kilnc //tools/kiln //tools/kiln-opt //dialects/kiln:kiln_ops_inc_gen)
 if ((build)); then
   (cd "$repo_root" && bazel build "${bazel_flags[@]}" "${targets[@]}")
 fi
@@ -68,6 +89,13 @@ library="$from/runtime/libkilnrt.so"
 if ! ((runtime_only)); then
   for tool in "${tools[@]}"; do
     [[ -f "$from/$tool" ]] || die "$from/$tool is missing (build it, or pass --runtime-only)"
+  done
+  for header in "${plugin_generated[@]}"; do
+    [[ -f "$from/$header" ]] ||
+      die "$from/$header is missing (build it: bazel build //dialects/kiln:kiln_ops_inc_gen)"
+  done
+  for header in "${plugin_sources[@]}"; do
+    [[ -f "$repo_root/$header" ]] || die "$repo_root/$header is missing"
   done
 fi
 # A library without the SONAME would be found by the wrong name at run time.
@@ -96,17 +124,27 @@ if ! ((runtime_only)); then
   for tool in "${tools[@]}"; do
     install -m 0755 "$from/$tool" "$prefix/bin/"
   done
+  # Fresh, so that a header dropped from the SDK does not linger.
+  rm -rf "$prefix/include/kiln-plugin"
+  for header in "${plugin_sources[@]}"; do
+    install -D -m 0644 "$repo_root/$header" "$prefix/include/kiln-plugin/$header"
+  done
+  for header in "${plugin_generated[@]}"; do
+    install -D -m 0644 "$from/$header" "$prefix/include/kiln-plugin/$header"
+  done
 fi
 
 substitute() {  # TEMPLATE OUTPUT
   sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" -e "s|@SOVERSION@|$soversion|g" \
+    -e "s|@LLVM_INCLUDEDIR@|$llvm_includedir|g" \
     "$1" > "$2"
   chmod 0644 "$2"
 }
 templates="$repo_root/scripts/install"
 substitute "$templates/kiln.pc.in" "$lib/pkgconfig/kiln.pc"
+((runtime_only)) || substitute "$templates/kiln-plugin.pc.in" "$lib/pkgconfig/kiln-plugin.pc"
 substitute "$templates/KilnConfig.cmake.in" "$lib/cmake/Kiln/KilnConfig.cmake"
 substitute "$templates/KilnConfigVersion.cmake.in" "$lib/cmake/Kiln/KilnConfigVersion.cmake"
 
 echo "install.sh: installed Kiln $version into $prefix" \
-  "($( ((runtime_only)) && echo "runtime only" || echo "runtime and tools"))"
+  "($( ((runtime_only)) && echo "runtime only" || echo "runtime, tools and plugin SDK"))"

@@ -154,6 +154,50 @@ PKG_CONFIG_PATH="$lib/pkgconfig" bash -c 'c++ -std=c++17 -o "$1/load" "$1/load.c
 [[ "$("$tmp/load" "$tmp/tools.kiln")" == "inputs 1 outputs 1" ]] || fail "the C++ program"
 pass "a C++ program on kiln/runtime.h builds with pkg-config and loads the model"
 
+# --- The plugin SDK: headers at their repository paths, kiln-plugin.pc.
+sdk="$prefix/include/kiln-plugin"
+for header in compiler/plugin/KilnPlugin.h compiler/customops/CustomOpDefinition.h \
+    dialects/kiln/KilnDialect.h dialects/kiln/KilnDialect.h.inc \
+    dialects/kiln/KilnEnums.h.inc dialects/kiln/KilnOps.h.inc; do
+  cmp -s "$root/$header" "$sdk/$header" || fail "include/kiln-plugin/$header differs from $header"
+done
+[[ "$(cd "$sdk" && find . -type f | wc -l)" -eq 6 ]] ||
+  fail "include/kiln-plugin holds more than the 6 SDK headers: $(cd "$sdk" && find . -type f)"
+want_cflags="-I$sdk -I/usr/lib/llvm-22/include -fno-rtti"
+got_cflags="$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags kiln-plugin | xargs)"
+[[ "$got_cflags" == "$want_cflags" ]] || fail "pkg-config --cflags kiln-plugin: '$got_cflags'"
+[[ -z "$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --libs kiln-plugin | xargs)" ]] ||
+  fail "kiln-plugin.pc has Libs (a plugin links nothing)"
+pass "include/kiln-plugin/ (6 headers), kiln-plugin.pc: $got_cflags"
+
+# --- docs/custom-passes.md: examples/custom_pass's plugin built against the
+# prefix with pkg-config and with CMake, loaded by the installed kilnc; each
+# takes the example model from 6 kernels / 10 steps to 3 / 4 (as
+# //examples/custom_pass:custom_pass_test checks in the repository).
+doc="$root/docs/custom-passes.md"
+work="$tmp/plugin"
+mkdir -p "$work/examples/custom_pass"
+cp "$root"/examples/custom_pass/{FuseLayerNorm.cpp,CMakeLists.txt} "$work/examples/custom_pass/"
+"$python" "$root/examples/custom_pass/make_layer_norm_model.py" "$work/ffn.onnx" > /dev/null
+"$prefix/bin/kilnc" "$work/ffn.onnx" -o "$work/ffn.kiln"
+plan_of() {  # ARTIFACT -> "KERNELS/STEPS" from kiln inspect
+  "$prefix/bin/kiln" inspect "$1" > "$tmp/plan.txt" || fail "kiln inspect $1"
+  echo "$(grep -cE '^\s+kernel [0-9]+: ' "$tmp/plan.txt")/$(sed -n 's/^plan (x86_64): \([0-9]*\) steps$/\1/p' "$tmp/plan.txt")"
+}
+[[ "$(plan_of "$work/ffn.kiln")" == "6/10" ]] ||
+  fail "without the plugin: $(plan_of "$work/ffn.kiln") kernels/steps, want 6/10"
+diff <(snippet "$doc" examples/custom_pass/CMakeLists.txt) "$root/examples/custom_pass/CMakeLists.txt" ||
+  fail "custom-passes.md: its CMakeLists.txt differs from examples/custom_pass/CMakeLists.txt"
+for build in plugin-pkg-config:ffn-fused.kiln plugin-cmake:ffn-fused-cmake.kiln; do
+  name="${build%%:*}" artifact="$work/${build#*:}"
+  rm -f "$artifact"
+  run_snippet "$doc" "$name" "$work"
+  [[ -f "$artifact" ]] || fail "custom-passes.md '$name': no ${artifact##*/}"
+  [[ "$(plan_of "$artifact")" == "3/4" ]] ||
+    fail "custom-passes.md '$name': the plugin left $(plan_of "$artifact") kernels/steps, want 3/4"
+  pass "custom-passes.md '$name': the plugin built against the prefix takes 6/10 kernels/steps to 3/4"
+done
+
 # --- CMake refuses a version the package does not satisfy.
 mkdir -p "$tmp/cmake_v1"
 cat > "$tmp/cmake_v1/CMakeLists.txt" <<'CMAKE'
@@ -170,6 +214,8 @@ pass "find_package(Kiln 1) is refused (found $version)"
 # --- --runtime-only: no tools, and the CMake package still works.
 "$root/scripts/install.sh" --prefix "$tmp/runtime_only" --from "$root" --runtime-only
 [[ ! -e "$tmp/runtime_only/bin" ]] || fail "--runtime-only installed bin/"
+[[ ! -e "$tmp/runtime_only/include/kiln-plugin" && ! -e "$tmp/runtime_only/lib/pkgconfig/kiln-plugin.pc" ]] ||
+  fail "--runtime-only installed the plugin SDK"
 cmake -S "$tmp/docs/docs_embedding.md/examples/c_api" -B "$tmp/runtime_only_build" \
   -DCMAKE_PREFIX_PATH="$tmp/runtime_only" > "$tmp/ro.log" 2>&1 &&
   cmake --build "$tmp/runtime_only_build" >> "$tmp/ro.log" 2>&1 ||
@@ -177,6 +223,6 @@ cmake -S "$tmp/docs/docs_embedding.md/examples/c_api" -B "$tmp/runtime_only_buil
 "$tmp/runtime_only_build/c_api_example" "$tmp/tools.kiln" "image=$tmp/docs/docs_embedding.md/image.npy" \
   > "$tmp/ro_run.txt" || fail "the --runtime-only build's program"
 grep -q "^output probabilities" "$tmp/ro_run.txt" || fail "the --runtime-only build's program printed no output"
-pass "--runtime-only: no bin/, CMake build works"
+pass "--runtime-only: no bin/ or plugin SDK, CMake build works"
 
 echo "install_test: $checks checks passed"
