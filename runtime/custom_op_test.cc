@@ -10,6 +10,7 @@
 #include "kiln/custom_op.h"
 #include "kiln/kiln.h"
 #include "kiln/runtime.h"
+#include "runtime/testing/status_assertions.h"
 #include "runtime/testing/test_artifacts.h"
 
 namespace kiln {
@@ -24,13 +25,7 @@ using testing::kRows;
 
 constexpr uint64_t kBytes = kElements * sizeof(float);
 
-::testing::AssertionResult HasMessage(const Status& s, StatusCode code, const std::string& text) {
-  if (s.ok()) return ::testing::AssertionFailure() << "succeeded, expected '" << text << "'";
-  if (s.code() != code || s.message().find(text) == std::string::npos)
-    return ::testing::AssertionFailure() << "got " << s.ToString() << "; expected "
-                                         << StatusCodeName(code) << " containing '" << text << "'";
-  return ::testing::AssertionSuccess();
-}
+using testing::HasMessage;
 
 artifact::StepSpec CustomStep(std::string op, std::string node, std::vector<BindingSpec> inputs,
                               std::vector<BindingSpec> outputs,

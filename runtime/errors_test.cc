@@ -6,6 +6,7 @@
 
 #include "kiln/runtime.h"
 #include "runtime/schema/file_format.h"
+#include "runtime/testing/status_assertions.h"
 #include "runtime/testing/test_artifacts.h"
 
 namespace kiln {
@@ -15,13 +16,7 @@ using testing::kCols;
 using testing::kElements;
 using testing::kRows;
 
-::testing::AssertionResult HasMessage(const Status& s, StatusCode code, const std::string& text) {
-  if (s.ok()) return ::testing::AssertionFailure() << "succeeded, expected '" << text << "'";
-  if (s.code() != code || s.message().find(text) == std::string::npos)
-    return ::testing::AssertionFailure() << "got " << s.ToString() << "; expected "
-                                         << StatusCodeName(code) << " containing '" << text << "'";
-  return ::testing::AssertionSuccess();
-}
+using testing::HasMessage;
 
 class ErrorsTest : public ::testing::Test {
  protected:

@@ -11,6 +11,7 @@
 #include "kiln/runtime.h"
 #include "runtime/schema/file_format.h"
 #include "runtime/schema/kiln_generated.h"
+#include "runtime/testing/status_assertions.h"
 #include "runtime/testing/test_artifacts.h"
 
 namespace kiln {
@@ -24,13 +25,7 @@ using testing::kRows;
 
 constexpr uint64_t kBytes = kElements * sizeof(float);
 
-::testing::AssertionResult HasMessage(const Status& s, StatusCode code, const std::string& text) {
-  if (s.ok()) return ::testing::AssertionFailure() << "succeeded, expected '" << text << "'";
-  if (s.code() != code || s.message().find(text) == std::string::npos)
-    return ::testing::AssertionFailure() << "got " << s.ToString() << "; expected "
-                                         << StatusCodeName(code) << " containing '" << text << "'";
-  return ::testing::AssertionSuccess();
-}
+using testing::HasMessage;
 
 // Unpacks a file's FlatBuffer into the object API, lets `mutate` change it
 // (an emptied vector or string is written as an absent field), and
