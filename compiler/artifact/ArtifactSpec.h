@@ -65,6 +65,29 @@ struct KernelSpec {
   uint32_t workgroups[3] = {1, 1, 1};
 };
 
+// The GPU side of a "cuda" executable (kiln.fbs GpuExecutable).
+struct GpuCubinSpec {
+  std::string arch;            // "sm_80"
+  std::vector<uint8_t> data;
+};
+struct GpuModuleSpec {
+  std::string ptx;
+  std::vector<GpuCubinSpec> cubins; // one per GpuExecutableSpec::archs
+};
+struct GpuKernelSpec {
+  std::string entry;           // the PTX .entry name
+  uint32_t module = 0;
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedMemoryBytes = 0;
+};
+struct GpuExecutableSpec {
+  std::vector<std::string> archs;
+  std::string ptxVersion;      // "7.0"
+  std::string ptxTarget;       // "sm_80"
+  std::vector<GpuModuleSpec> modules;
+  std::vector<GpuKernelSpec> kernels; // parallel to ExecutableSpec::kernels
+};
+
 struct ExecutableSpec {
   std::string target = "x86_64";       // "x86_64" (later "cuda")
   std::string format = "elf-shared-object";
@@ -72,6 +95,8 @@ struct ExecutableSpec {
   std::vector<std::string> requiredFeatures; // e.g. "avx2", "fma", "avx512f"
   std::vector<uint8_t> blob;           // the shared object's bytes
   std::vector<KernelSpec> kernels;     // same order as the library's table
+  bool hasGpu = false;                 // target "cuda": `gpu` is written
+  GpuExecutableSpec gpu;
 };
 
 struct DispatchSpec {

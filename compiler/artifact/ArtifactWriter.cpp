@@ -48,6 +48,38 @@ Offset<fb::TensorDesc> buildTensor(FlatBufferBuilder &fbb, const TensorSpec &t) 
                               fbb.CreateVector(dimNames));
 }
 
+Offset<fb::GpuExecutable> buildGpuExecutable(FlatBufferBuilder &fbb,
+                                             const GpuExecutableSpec &g) {
+  std::vector<Offset<flatbuffers::String>> archs;
+  for (const std::string &a : g.archs)
+    archs.push_back(fbb.CreateString(a));
+  std::vector<Offset<fb::GpuModule>> modules;
+  for (const GpuModuleSpec &m : g.modules) {
+    std::vector<Offset<fb::GpuCubin>> cubins;
+    for (const GpuCubinSpec &c : m.cubins) {
+      fbb.ForceVectorAlignment(c.data.size(), 1, 16);
+      auto data = fbb.CreateVector(c.data);
+      cubins.push_back(
+          fb::CreateGpuCubin(fbb, fbb.CreateString(c.arch), data));
+    }
+    auto ptx = fbb.CreateVector(
+        reinterpret_cast<const uint8_t *>(m.ptx.data()), m.ptx.size());
+    modules.push_back(
+        fb::CreateGpuModule(fbb, ptx, fbb.CreateVector(cubins)));
+  }
+  std::vector<Offset<fb::GpuKernel>> kernels;
+  for (const GpuKernelSpec &k : g.kernels) {
+    std::vector<uint32_t> block(k.block, k.block + 3);
+    kernels.push_back(fb::CreateGpuKernel(fbb, fbb.CreateString(k.entry),
+                                          k.module, fbb.CreateVector(block),
+                                          k.sharedMemoryBytes));
+  }
+  return fb::CreateGpuExecutable(
+      fbb, fbb.CreateVector(archs), fbb.CreateString(g.ptxVersion),
+      fbb.CreateString(g.ptxTarget), fbb.CreateVector(modules),
+      fbb.CreateVector(kernels));
+}
+
 Offset<fb::Executable> buildExecutable(FlatBufferBuilder &fbb,
                                        const ExecutableSpec &e) {
   std::vector<Offset<flatbuffers::String>> features;
@@ -68,10 +100,13 @@ Offset<fb::Executable> buildExecutable(FlatBufferBuilder &fbb,
   // anyone who reads it in place.
   fbb.ForceVectorAlignment(e.blob.size(), 1, 16);
   auto blob = fbb.CreateVector(e.blob);
+  Offset<fb::GpuExecutable> gpu = 0;
+  if (e.hasGpu)
+    gpu = buildGpuExecutable(fbb, e.gpu);
   return fb::CreateExecutable(
       fbb, fbb.CreateString(e.target), fbb.CreateString(e.format),
       fbb.CreateString(e.cpu), fbb.CreateVector(features), blob,
-      fbb.CreateVector(kernels));
+      fbb.CreateVector(kernels), gpu);
 }
 
 Offset<fb::CustomCallStep> buildCustomCall(FlatBufferBuilder &fbb,
@@ -123,6 +158,30 @@ Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
 
 // Catches specs that could never load; everything else is the loader's job.
 bool checkSpec(const ArtifactSpec &spec, std::string &error) {
+  for (const ExecutableSpec &e : spec.executables) {
+    if (!e.hasGpu)
+      continue;
+    if (e.gpu.kernels.size() != e.kernels.size()) {
+      error = "GPU executable describes " +
+              std::to_string(e.gpu.kernels.size()) + " launches for " +
+              std::to_string(e.kernels.size()) + " kernels";
+      return false;
+    }
+    for (const GpuKernelSpec &k : e.gpu.kernels)
+      if (k.module >= e.gpu.modules.size()) {
+        error = "GPU kernel '" + k.entry + "' names module " +
+                std::to_string(k.module) + " of " +
+                std::to_string(e.gpu.modules.size());
+        return false;
+      }
+    for (const GpuModuleSpec &m : e.gpu.modules)
+      if (m.cubins.size() != e.gpu.archs.size()) {
+        error = "a GPU module has " + std::to_string(m.cubins.size()) +
+                " cubins for " + std::to_string(e.gpu.archs.size()) +
+                " architectures";
+        return false;
+      }
+  }
   for (const ExecutableSpec &e : spec.executables)
     for (const KernelSpec &k : e.kernels)
       if (k.bindings.size() != k.bindingCount) {

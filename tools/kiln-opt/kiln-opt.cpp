@@ -10,6 +10,7 @@
 
 #include "compiler/plugin/PluginLoader.h"
 #include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/targets/cuda/CudaBackend.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
 
@@ -87,6 +88,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::kiln::registerKilnPasses();
   mlir::kiln::cpu::registerCpuBackendPasses();
+  mlir::kiln::cuda::registerCudaBackendPasses();
   std::vector<char *> args;
   if (!loadPlugins(argc, argv, args))
     return 1;

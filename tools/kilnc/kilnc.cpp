@@ -12,6 +12,8 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/plugin/PluginLoader.h"
 #include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/targets/cuda/CudaArch.h"
+#include "compiler/targets/cuda/CudaBackend.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "compiler/quant/Calibration.h"
 #include "passes/precision/MixedPrecision.h"
@@ -70,7 +72,7 @@ cl::opt<EmitKind> emit(
                clEnumValN(EmitKind::Llvm, "llvm",
                           "the kernels in the LLVM dialect"),
                clEnumValN(EmitKind::Artifact, "artifact",
-                          "a .kiln artifact for the CPU")),
+                          "a .kiln artifact for the --target backends")),
     cl::cat(kilncCategory));
 
 cl::list<std::string> inputShapes(
@@ -84,6 +86,21 @@ cl::opt<std::string> cpuName(
     cl::desc("Target CPU: native (default), x86-64-v3, x86-64-v4 or an LLVM "
              "x86 CPU name (skylake-avx512, znver4, ...)"),
     cl::init("native"), cl::cat(kilncCategory));
+
+cl::opt<std::string> targetList(
+    "target",
+    cl::desc("Backends to compile for: cpu (default), cuda (partial: "
+             "elementwise dispatches only, compiler only, no GPU runtime "
+             "yet) or cpu,cuda (one artifact with both plans)"),
+    cl::value_desc("cpu|cuda|cpu,cuda"), cl::init("cpu"),
+    cl::cat(kilncCategory));
+
+cl::opt<std::string> cudaArchs(
+    "cuda-arch",
+    cl::desc("With --target=cuda: the architectures to build cubins for "
+             "(default sm_80,sm_90); the PTX targets the lowest"),
+    cl::value_desc("sm_NN,..."), cl::init(mlir::kiln::cuda::kDefaultArchs),
+    cl::cat(kilncCategory));
 
 cl::opt<bool> dumpDispatches(
     "dump-dispatches",
@@ -193,6 +210,7 @@ bool collectPlacements(std::vector<mlir::kiln::PassPlacement> &placements) {
   mlir::registerAllPasses();
   mlir::kiln::registerKilnPasses();
   mlir::kiln::cpu::registerCpuBackendPasses();
+  mlir::kiln::cuda::registerCudaBackendPasses();
   for (const std::string &path : passPlugins) {
     mlir::kiln::PluginLoadResult loaded = mlir::kiln::loadPlugin(path);
     if (!loaded.plugin) {
@@ -202,7 +220,7 @@ bool collectPlacements(std::vector<mlir::kiln::PassPlacement> &placements) {
     placements.insert(placements.end(), loaded.plugin->placements.begin(),
                       loaded.plugin->placements.end());
   }
-  const llvm::StringRef targets[] = {"cpu"};
+  const llvm::StringRef targets[] = {"cpu", "cuda"};
   for (const std::string &argument : passAt) {
     mlir::kiln::PassPlacement placement;
     std::string error;
@@ -280,10 +298,51 @@ int main(int argc, char **argv) {
   }
   cpuOptions.config = *configOptions;
   std::string error;
-  auto backend = mlir::kiln::cpu::createCpuBackend(cpuOptions, error);
-  if (failed(backend)) {
+  bool wantCpu = false, wantCuda = false;
+  {
+    SmallVector<StringRef> names;
+    StringRef(targetList).split(names, ',');
+    for (StringRef name : names) {
+      if (name.trim() == "cpu" && !wantCpu) {
+        wantCpu = true;
+      } else if (name.trim() == "cuda" && !wantCuda) {
+        wantCuda = true;
+      } else {
+        llvm::errs() << "kilnc: error: bad --target '" << targetList
+                     << "' (expected cpu, cuda or cpu,cuda)\n";
+        return 1;
+      }
+    }
+  }
+  std::optional<std::vector<std::string>> archs =
+      mlir::kiln::cuda::parseArchList(cudaArchs, error);
+  if (!archs) {
     llvm::errs() << "kilnc: error: " << error << "\n";
     return 1;
+  }
+  if (!wantCuda && cudaArchs.getNumOccurrences()) {
+    llvm::errs() << "kilnc: error: --cuda-arch needs --target=cuda or "
+                    "--target=cpu,cuda\n";
+    return 1;
+  }
+  SmallVector<std::unique_ptr<mlir::kiln::TargetBackend>> backends;
+  if (wantCpu) {
+    auto backend = mlir::kiln::cpu::createCpuBackend(cpuOptions, error);
+    if (failed(backend)) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return 1;
+    }
+    backends.push_back(std::move(*backend));
+  }
+  if (wantCuda) {
+    mlir::kiln::cuda::CudaBackendOptions cudaOptions;
+    cudaOptions.archs = *archs;
+    auto backend = mlir::kiln::cuda::createCudaBackend(cudaOptions, error);
+    if (failed(backend)) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return 1;
+    }
+    backends.push_back(std::move(*backend));
   }
   mlir::kiln::PipelineOptions pipelineOptions;
   pipelineOptions.precision = precision;
@@ -382,7 +441,8 @@ int main(int argc, char **argv) {
   pipelineOptions.dumpDispatches = dumpDispatches;
   pipelineOptions.timing = showTiming;
   mlir::kiln::Pipeline pipeline(context, pipelineOptions);
-  pipeline.addBackend(std::move(*backend));
+  for (auto &backend : backends)
+    pipeline.addBackend(std::move(backend));
   mlir::kiln::addPlacements(pipeline, placements);
   if (!debugPerturbNode.empty())
     mlir::kiln::addPerturbNodeHook(pipeline, debugPerturbNode,
