@@ -278,7 +278,99 @@ TEST_F(ErrorsTest, FeaturesThisCpuHasLoad) {
 TEST_F(ErrorsTest, NoCpuPlan) {
   artifact::ArtifactSpec spec = testing::AddScaleSpec();
   spec.plans[0].target = "cuda";
-  EXPECT_TRUE(HasMessage(LoadSpec(spec), StatusCode::kUnimplemented, "artifact has no x86_64 plan"));
+  EXPECT_TRUE(HasMessage(LoadSpec(spec), StatusCode::kUnimplemented,
+                         "this artifact has no CPU plan; built for cuda"));
+}
+
+// The add/scale model as `kilnc --target=cuda` would describe it: the same
+// kernel table and plan, in a "cuda" executable (PTX and a cubin per arch;
+// the bytes are placeholders, nothing here runs them) and a "cuda" plan.
+artifact::ArtifactSpec CudaOnlySpec() {
+  artifact::ArtifactSpec spec = testing::AddScaleSpec();
+  artifact::ExecutableSpec& e = spec.executables[0];
+  e.target = "cuda";
+  e.format = "ptx+cubin";
+  e.cpu.clear();
+  e.requiredFeatures.clear();
+  e.blob.clear();
+  e.hasGpu = true;
+  e.gpu.archs = {"sm_80", "sm_90"};
+  e.gpu.ptxVersion = "7.0";
+  e.gpu.ptxTarget = "sm_80";
+  for (size_t k = 0; k < e.kernels.size(); ++k) {
+    artifact::GpuModuleSpec module;
+    module.ptx = ".version 7.0\n.target sm_80\n";
+    module.cubins = {{"sm_80", {1, 2, 3}}, {"sm_90", {4, 5}}};
+    e.gpu.modules.push_back(module);
+    artifact::GpuKernelSpec kernel;
+    kernel.entry = e.kernels[k].name + "_kernel";
+    kernel.module = static_cast<uint32_t>(k);
+    kernel.block[0] = 256;
+    e.gpu.kernels.push_back(kernel);
+  }
+  spec.plans[0].target = "cuda";
+  return spec;
+}
+
+TEST_F(ErrorsTest, CudaOnlyArtifactIsRefusedWithItsArchs) {
+  EXPECT_TRUE(HasMessage(LoadSpec(CudaOnlySpec()), StatusCode::kUnimplemented,
+                         "this artifact has no CPU plan; built for cuda (sm_80, sm_90)"));
+}
+
+TEST_F(ErrorsTest, CudaOnlyArtifactIsDescribed) {
+  std::string path = testing::TempPath("cuda_only.kiln");
+  std::string error;
+  ASSERT_TRUE(artifact::writeArtifactFile(CudaOnlySpec(), path, error)) << error;
+  ModelDescription d;
+  Status s = DescribeModelFile(path, &d);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(d.plan_target, "cuda");
+  EXPECT_EQ(d.steps.size(), 4u);
+  ASSERT_EQ(d.executables.size(), 1u);
+  const ExecutableInfo& e = d.executables[0];
+  EXPECT_EQ(e.target, "cuda");
+  EXPECT_EQ(e.gpu_archs, (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(e.ptx_version, "7.0");
+  EXPECT_EQ(e.ptx_target, "sm_80");
+  EXPECT_EQ(e.gpu_module_count, 2u);
+  ASSERT_EQ(e.gpu_kernels.size(), e.kernels.size());
+  EXPECT_EQ(e.gpu_kernels[1].entry, e.kernels[1].name + "_kernel");
+  EXPECT_EQ(e.gpu_kernels[1].module, 1u);
+  EXPECT_EQ(e.gpu_kernels[1].block[0], 256u);
+  EXPECT_EQ(e.gpu_kernels[1].block[1], 1u);
+}
+
+TEST_F(ErrorsTest, CpuAndCudaArtifactRunsItsCpuPlan) {
+  artifact::ArtifactSpec spec = testing::AddScaleSpec();
+  artifact::ArtifactSpec cuda = CudaOnlySpec();
+  spec.executables.push_back(cuda.executables[0]);
+  spec.plans.push_back(cuda.plans[0]);
+  for (artifact::StepSpec& step : spec.plans[1].steps)
+    if (step.kind == artifact::StepSpec::Kind::Dispatch) step.dispatch.executable = 1;
+  std::vector<uint8_t> bytes = testing::WriteOrDie(spec);
+  std::shared_ptr<const Model> model;
+  ASSERT_TRUE(runtime_->LoadModelFromMemory(bytes.data(), bytes.size(), &model).ok());
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::Create(model, &session).ok());
+  std::vector<float> x(kElements, 1.0f), y(kElements, 2.0f);
+  std::vector<Tensor> inputs = {Tensor::Borrow(DType::F32, {kRows, kCols}, x.data()),
+                                Tensor::Borrow(DType::F32, {kRows, kCols}, y.data())};
+  std::vector<Tensor> outputs;
+  Status s = session->Run(inputs, &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].data_as<float>()[0], 3.0f);
+}
+
+TEST_F(ErrorsTest, CudaExecutableWithoutGpuTableIsDataLoss) {
+  artifact::ArtifactSpec spec = CudaOnlySpec();
+  spec.executables[0].hasGpu = false;
+  std::string path = testing::TempPath("cuda_no_gpu.kiln");
+  std::string error;
+  ASSERT_TRUE(artifact::writeArtifactFile(spec, path, error)) << error;
+  ModelDescription d;
+  EXPECT_TRUE(HasMessage(DescribeModelFile(path, &d), StatusCode::kDataLoss,
+                         "executable 0 is a cuda executable without its GPU table"));
 }
 
 TEST_F(ErrorsTest, BadRuntimeOptions) {

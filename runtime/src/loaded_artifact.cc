@@ -13,6 +13,9 @@ namespace {
 
 constexpr const char* kCpuTarget = "x86_64";
 constexpr const char* kCpuFormat = "elf-shared-object";
+// GPU executables are described (kiln inspect) but not run yet.
+constexpr const char* kGpuTarget = "cuda";
+constexpr const char* kGpuFormat = "ptx+cubin";
 
 Status DataLoss(const std::string& message) {
   return Status(StatusCode::kDataLoss, "corrupted artifact: " + message);
@@ -175,7 +178,7 @@ Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, bool load_code,
   artifact->constants_size_ = header.constants_size;
   artifact->description_.file_size = header.file_size;
   artifact->bytes_ = std::move(bytes);
-  s = artifact->CheckSemantics();
+  s = artifact->CheckSemantics(load_code);
   if (!s.ok()) return s;
   if (load_code) {
     s = artifact->LoadCode();
@@ -185,7 +188,54 @@ Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, bool load_code,
   return Status::Ok();
 }
 
-Status LoadedArtifact::CheckSemantics() {
+Status LoadedArtifact::DescribeGpu(const fb::Executable& e, const std::string& where,
+                                   ExecutableInfo* info) {
+  const fb::GpuExecutable* g = e.gpu();
+  if (g == nullptr || g->archs() == nullptr || g->modules() == nullptr || g->kernels() == nullptr)
+    return DataLoss(where + " is a cuda executable without its GPU table");
+  if (info->format != kGpuFormat)
+    return Status(StatusCode::kUnimplemented,
+                  where + " has format '" + info->format + "'; expected '" + kGpuFormat + "'");
+  for (const flatbuffers::String* a : *g->archs()) info->gpu_archs.push_back(Str(a));
+  info->ptx_version = Str(g->ptx_version());
+  info->ptx_target = Str(g->ptx_target());
+  info->gpu_module_count = g->modules()->size();
+  for (uint32_t m = 0; m < g->modules()->size(); ++m) {
+    const fb::GpuModule* module = g->modules()->Get(m);
+    if (module == nullptr || module->ptx() == nullptr || module->cubins() == nullptr ||
+        module->cubins()->size() != info->gpu_archs.size())
+      return DataLoss(where + " GPU module " + std::to_string(m) +
+                      " lacks its PTX or a cubin per architecture");
+    info->code_size += module->ptx()->size();
+    for (const fb::GpuCubin* c : *module->cubins()) {
+      if (c == nullptr || c->data() == nullptr)
+        return DataLoss(where + " GPU module " + std::to_string(m) + " has an empty cubin");
+      info->code_size += c->data()->size();
+    }
+  }
+  if (g->kernels()->size() != info->kernels.size())
+    return DataLoss(where + " describes " + std::to_string(g->kernels()->size()) +
+                    " GPU launches for " + std::to_string(info->kernels.size()) + " kernels");
+  for (uint32_t k = 0; k < g->kernels()->size(); ++k) {
+    const fb::GpuKernel* gk = g->kernels()->Get(k);
+    std::string kernel_name = where + " GPU kernel " + std::to_string(k);
+    if (gk == nullptr || gk->entry() == nullptr || gk->block() == nullptr ||
+        gk->block()->size() != 3)
+      return DataLoss(kernel_name + " lacks its entry or a 3-D block size");
+    if (gk->module_index() >= info->gpu_module_count)
+      return DataLoss(kernel_name + " names module " + std::to_string(gk->module_index()) + " of " +
+                      std::to_string(info->gpu_module_count));
+    GpuKernelInfo launch;
+    launch.entry = Str(gk->entry());
+    launch.module = gk->module_index();
+    for (uint32_t a = 0; a < 3; ++a) launch.block[a] = gk->block()->Get(a);
+    launch.shared_memory_bytes = gk->shared_memory_bytes();
+    info->gpu_kernels.push_back(std::move(launch));
+  }
+  return Status::Ok();
+}
+
+Status LoadedArtifact::CheckSemantics(bool for_running) {
   const fb::Model& m = *model_;
   ModelDescription& d = description_;
   d.format_version = m.format_version();
@@ -266,6 +316,10 @@ Status LoadedArtifact::CheckSemantics() {
       if (!ks.ok()) return ks;
       info.kernels.push_back(std::move(kernel));
     }
+    if (info.target == kGpuTarget) {
+      Status gs = DescribeGpu(*e, exe_name, &info);
+      if (!gs.ok()) return gs;
+    }
     if (info.target == kCpuTarget) {
       if (info.format != kCpuFormat)
         return Status(StatusCode::kUnimplemented, "executable " + std::to_string(i) +
@@ -287,10 +341,31 @@ Status LoadedArtifact::CheckSemantics() {
 
   for (const fb::Plan* p : *m.plans())
     if (p != nullptr && Str(p->target()) == kCpuTarget) plan_ = p;
-  if (plan_ == nullptr) return Status(StatusCode::kUnimplemented, "artifact has no x86_64 plan");
+  if (plan_ == nullptr) {
+    // This runtime runs CPU plans only. Describing (kiln inspect) shows
+    // the first other plan; running says what the artifact was built for.
+    std::string built_for;
+    for (const fb::Plan* p : *m.plans()) {
+      if (p == nullptr) continue;
+      std::string target = Str(p->target());
+      if (built_for.find(target) != std::string::npos) continue;
+      std::string archs;
+      for (const ExecutableInfo& e : d.executables)
+        if (e.target == target)
+          for (const std::string& a : e.gpu_archs) archs += (archs.empty() ? "" : ", ") + a;
+      built_for += (built_for.empty() ? "" : ", ") + target + (archs.empty() ? "" : " (" + archs + ")");
+      if (plan_ == nullptr) plan_ = p;
+    }
+    if (plan_ == nullptr) return DataLoss("the artifact has no plans");
+    if (for_running)
+      return Status(StatusCode::kUnimplemented,
+                    "this artifact has no CPU plan; built for " + built_for +
+                        " (this runtime runs CPU plans only; recompile with kilnc --target=cpu "
+                        "or --target=cpu,cuda)");
+  }
+  d.plan_target = Str(plan_->target());
   if (plan_->steps() == nullptr || plan_->steps()->size() == 0)
-    return DataLoss("the x86_64 plan has no steps");
-  d.plan_target = kCpuTarget;
+    return DataLoss("the " + d.plan_target + " plan has no steps");
   d.arena_size = plan_->arena_size();
   // Sessions allocate it rounded up to 64 bytes; a size that cannot be
   // rounded (or addressed) is corruption, not a request for memory.
@@ -359,8 +434,9 @@ Status LoadedArtifact::CheckSemantics() {
         return DataLoss(where + ": executable " + std::to_string(ds->executable()) + " of " +
                         std::to_string(executable_count));
       const ExecutableInfo& exe = d.executables[ds->executable()];
-      if (exe.target != kCpuTarget)
-        return DataLoss(where + ": x86_64 plan dispatches a '" + exe.target + "' executable");
+      if (exe.target != d.plan_target)
+        return DataLoss(where + ": " + d.plan_target + " plan dispatches a '" + exe.target +
+                        "' executable");
       if (ds->kernel() >= exe.kernels.size())
         return DataLoss(where + ": kernel " + std::to_string(ds->kernel()) + " of " +
                         std::to_string(exe.kernels.size()));

@@ -52,7 +52,8 @@ class LoadedArtifact {
 
  private:
   LoadedArtifact() = default;
-  Status CheckSemantics();
+  Status CheckSemantics(bool for_running);
+  Status DescribeGpu(const fb::Executable& e, const std::string& where, ExecutableInfo* info);
   Status CheckCustomCall(
       const fb::Step& step, const std::string& where,
       const std::function<Status(const fb::Binding*, const std::string&)>& check_binding,

@@ -371,6 +371,23 @@ int Inspect(const Options& o) {
   std::printf("executables:\n");
   for (size_t i = 0; i < d.executables.size(); ++i) {
     const ExecutableInfo& e = d.executables[i];
+    if (!e.gpu_kernels.empty() || !e.gpu_archs.empty()) {
+      // A GPU executable: what the device needs to launch each kernel.
+      std::printf("  %zu: %s %s, archs %s, PTX %s (.target %s), %zu modules, %zu bytes of code\n",
+                  i, e.target.c_str(), e.format.c_str(), Join(e.gpu_archs).c_str(),
+                  e.ptx_version.c_str(), e.ptx_target.c_str(), e.gpu_module_count, e.code_size);
+      std::printf("     kernels: %zu\n", e.kernels.size());
+      for (size_t k = 0; k < e.kernels.size() && k < e.gpu_kernels.size(); ++k) {
+        const GpuKernelInfo& g = e.gpu_kernels[k];
+        std::printf(
+            "     kernel %zu: %s (%u bindings) entry %s, block [%u,%u,%u], grid [%u,%u,%u], "
+            "shared memory %u bytes\n",
+            k, e.kernels[k].name.c_str(), e.kernels[k].binding_count, g.entry.c_str(), g.block[0],
+            g.block[1], g.block[2], e.kernels[k].workgroups[0], e.kernels[k].workgroups[1],
+            e.kernels[k].workgroups[2], g.shared_memory_bytes);
+      }
+      continue;
+    }
     std::printf("  %zu: %s %s, cpu %s, %zu bytes of code\n     features: %s\n", i, e.target.c_str(),
                 e.format.c_str(), e.cpu.empty() ? "(generic)" : e.cpu.c_str(), e.code_size,
                 Join(e.required_features).c_str());

@@ -141,8 +141,22 @@ struct KernelInfo {
   std::vector<KernelBindingInfo> bindings;  // binding_count entries
   uint32_t workgroups[3] = {1, 1, 1};       // the grid it was compiled for
 };
+// Launch facts of one kernel of a GPU ("cuda") executable.
+struct GpuKernelInfo {
+  std::string entry;             // the PTX .entry name
+  uint32_t module = 0;           // index into the executable's PTX modules
+  uint32_t block[3] = {1, 1, 1}; // threads per block
+  uint32_t shared_memory_bytes = 0;
+};
 struct ExecutableInfo {
   std::string target, format, cpu;
+  // target "cuda" only: cubin architectures, the PTX's ISA version and
+  // .target, the number of PTX modules, and per kernel (parallel to
+  // `kernels`, whose workgroups are the grid) its launch facts.
+  std::vector<std::string> gpu_archs;
+  std::string ptx_version, ptx_target;
+  size_t gpu_module_count = 0;
+  std::vector<GpuKernelInfo> gpu_kernels;
   std::vector<std::string> required_features;
   std::vector<std::string> missing_features;  // of those, what this CPU lacks
   size_t code_size = 0;
