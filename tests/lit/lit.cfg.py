@@ -28,3 +28,19 @@ for _substitution, _file_name in [
         ("%mlir_pass_plugin", "libKilnTestMlirCountOps.so"),
         ("%clashing_pass_plugin", "libKilnTestClashingPass.so")]:
     config.substitutions.append((_substitution, _find_on_path(_file_name)))
+
+# The CUDA toolkit's ptxas (kilnc --target=cuda builds cubins with it):
+# tests that need it say `REQUIRES: ptxas` and show as UNSUPPORTED where
+# it is missing.
+import shutil as _shutil
+_ptxas = None
+for _candidate in [os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "ptxas"),
+                   "/usr/local/cuda/bin/ptxas", _shutil.which("ptxas")]:
+    if _candidate and os.access(_candidate, os.X_OK):
+        _ptxas = _candidate
+        break
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+else:
+    lit_config.note("ptxas not found (no CUDA toolkit): --target=cuda tests are UNSUPPORTED")

@@ -57,18 +57,27 @@ std::string ptxChip(const std::vector<std::string> &archs) {
 }
 
 std::optional<CudaToolkit> findCudaToolkit(std::string &error) {
-  SmallVector<std::string> roots;
-  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("CUDA_PATH"))
-    roots.push_back(*env);
-  roots.push_back("/usr/local/cuda");
-  std::string looked;
-  for (const std::string &root : roots) {
+  const std::string need = "--target=cuda needs ptxas from the CUDA toolkit "
+                           "(12 or newer) to build cubins; ";
+  auto ptxasUnder = [](StringRef root) {
     SmallString<256> ptxas(root);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
-    looked += " " + std::string(ptxas);
+    return std::string(ptxas);
+  };
+  // An explicit CUDA_PATH is the only place looked at.
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("CUDA_PATH")) {
+    std::string ptxas = ptxasUnder(*env);
     if (llvm::sys::fs::can_execute(ptxas))
-      return CudaToolkit{root, std::string(ptxas)};
+      return CudaToolkit{*env, ptxas};
+    error = need + "CUDA_PATH is '" + *env + "' but " + ptxas +
+            " is missing or not executable";
+    return std::nullopt;
   }
+  const std::string defaultRoot = "/usr/local/cuda";
+  std::string ptxas = ptxasUnder(defaultRoot);
+  if (llvm::sys::fs::can_execute(ptxas))
+    return CudaToolkit{defaultRoot, ptxas};
   if (llvm::ErrorOr<std::string> onPath =
           llvm::sys::findProgramByName("ptxas")) {
     // <root>/bin/ptxas
@@ -76,9 +85,7 @@ std::optional<CudaToolkit> findCudaToolkit(std::string &error) {
         llvm::sys::path::parent_path(llvm::sys::path::parent_path(*onPath));
     return CudaToolkit{root.str(), *onPath};
   }
-  error = "--target=cuda needs ptxas from the CUDA toolkit (12 or newer) "
-          "to build cubins; not found at" +
-          looked +
+  error = need + "not found at " + ptxas +
           " nor on PATH (install the toolkit or set CUDA_PATH to its root)";
   return std::nullopt;
 }

@@ -25,9 +25,10 @@ std::optional<std::vector<std::string>> parseArchList(StringRef list,
 // sm_N runs, through ptxas or the driver's JIT, on every later arch).
 std::string ptxChip(const std::vector<std::string> &archs);
 
-// Where the CUDA toolkit is: $CUDA_PATH, else /usr/local/cuda, else the
-// directory above the `ptxas` found on PATH. Returns nullopt and sets
-// `error` (naming every place looked at) when no ptxas is found.
+// Where the CUDA toolkit is: $CUDA_PATH when set (and only there), else
+// /usr/local/cuda, else the directory above the `ptxas` found on PATH.
+// Returns nullopt and sets `error` (naming where it looked) when no ptxas
+// is found.
 struct CudaToolkit {
   std::string root;  // holds nvvm/libdevice/libdevice.10.bc
   std::string ptxas; // the ptxas executable

@@ -57,6 +57,7 @@ std::string describeOp(Operation &op) {
 // Why this slice cannot generate `func`, or "" when it can.
 std::string unsupportedReason(func::FuncOp func) {
   SmallVector<linalg::GenericOp> generics;
+  SmallVector<Operation *> fills;
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (isa<tensor::EmptyOp>(op))
       continue;
@@ -65,11 +66,18 @@ std::string unsupportedReason(func::FuncOp func) {
         continue;
       return "root " + describeOp(op) + " (a tensor constant)";
     }
+    if (isa<linalg::FillOp>(op)) {
+      // The initial value of a contraction or reduction: not the root.
+      fills.push_back(&op);
+      continue;
+    }
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic.getNumReductionLoops() != 0)
       return "root " + describeOp(op);
     generics.push_back(generic);
   }
+  if (!fills.empty())
+    return "root " + describeOp(*fills.front());
   if (generics.size() != 1)
     return "root " + std::to_string(generics.size()) +
            " linalg.generic[parallel] loop nests (one kernel per dispatch "
@@ -184,7 +192,8 @@ FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
     unsupported += "\n  " + func.getName().str() + ": " + reason;
   }
   if (unsupportedCount)
-    return dispatches.emitError()
+    // Not dispatches.emitError(): that would print the whole module.
+    return mlir::emitError(dispatches.getLoc())
            << "the cuda target cannot generate " << unsupportedCount << " of "
            << funcs.size()
            << " dispatches yet (this slice generates elementwise and "
