@@ -132,6 +132,82 @@ TEST(ArtifactWriter, KernelTableCarriesBindingsAndWorkgroups) {
       << error;
 }
 
+// A "cuda" executable: the GPU table is written next to the kernel table
+// (archs, PTX version and target, modules with PTX and a cubin per arch,
+// per-kernel launch facts).
+ArtifactSpec gpuSpec() {
+  ArtifactSpec spec = smallSpec();
+  ExecutableSpec &e = spec.executables[0];
+  e.target = "cuda";
+  e.format = "ptx+cubin";
+  e.blob.clear();
+  e.hasGpu = true;
+  e.gpu.archs = {"sm_80", "sm_90"};
+  e.gpu.ptxVersion = "7.0";
+  e.gpu.ptxTarget = "sm_80";
+  e.gpu.modules.push_back({".version 7.0\n", {{"sm_80", {1, 2}}, {"sm_90", {3}}}});
+  GpuKernelSpec kernel;
+  kernel.entry = "add_kernel";
+  kernel.block[0] = 128;
+  kernel.sharedMemoryBytes = 512;
+  e.gpu.kernels.push_back(kernel);
+  spec.plans[0].target = "cuda";
+  return spec;
+}
+
+TEST(ArtifactWriter, GpuExecutableCarriesPtxCubinsAndLaunches) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(writeArtifact(gpuSpec(), bytes, error)) << error;
+  format::Header h = format::DecodeHeader(bytes.data());
+  const fb::Executable *e =
+      fb::GetModel(bytes.data() + h.flatbuffer_offset)->executables()->Get(0);
+  EXPECT_EQ(e->target()->str(), "cuda");
+  const fb::GpuExecutable *g = e->gpu();
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->archs()->size(), 2u);
+  EXPECT_EQ(g->archs()->Get(1)->str(), "sm_90");
+  EXPECT_EQ(g->ptx_version()->str(), "7.0");
+  EXPECT_EQ(g->ptx_target()->str(), "sm_80");
+  ASSERT_EQ(g->modules()->size(), 1u);
+  const fb::GpuModule *m = g->modules()->Get(0);
+  EXPECT_EQ(std::string(m->ptx()->begin(), m->ptx()->end()), ".version 7.0\n");
+  ASSERT_EQ(m->cubins()->size(), 2u);
+  EXPECT_EQ(m->cubins()->Get(0)->arch()->str(), "sm_80");
+  EXPECT_EQ(m->cubins()->Get(0)->data()->size(), 2u);
+  ASSERT_EQ(g->kernels()->size(), 1u);
+  const fb::GpuKernel *k = g->kernels()->Get(0);
+  EXPECT_EQ(k->entry()->str(), "add_kernel");
+  EXPECT_EQ(k->module_index(), 0u);
+  EXPECT_EQ(k->block()->Get(0), 128u);
+  EXPECT_EQ(k->block()->Get(2), 1u);
+  EXPECT_EQ(k->shared_memory_bytes(), 512u);
+  // A CPU executable has no GPU table.
+  ASSERT_TRUE(writeArtifact(smallSpec(), bytes, error)) << error;
+  h = format::DecodeHeader(bytes.data());
+  EXPECT_EQ(fb::GetModel(bytes.data() + h.flatbuffer_offset)->executables()->Get(0)->gpu(),
+            nullptr);
+}
+
+TEST(ArtifactWriter, RejectsInconsistentGpuSpecs) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ArtifactSpec spec = gpuSpec();
+  spec.executables[0].gpu.kernels.clear();
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("describes 0 launches for 1 kernels"), std::string::npos) << error;
+  spec = gpuSpec();
+  spec.executables[0].gpu.kernels[0].module = 1;
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("GPU kernel 'add_kernel' names module 1 of 1"), std::string::npos)
+      << error;
+  spec = gpuSpec();
+  spec.executables[0].gpu.modules[0].cubins.pop_back();
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("a GPU module has 1 cubins for 2 architectures"), std::string::npos)
+      << error;
+}
+
 // XXH3-64 with seed 0; the empty input's hash is xxHash's published value.
 TEST(Checksum, IsXxh3_64) {
   EXPECT_EQ(format::Checksum(nullptr, 0), 0x2D06800538D394C2ull);

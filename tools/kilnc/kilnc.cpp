@@ -220,7 +220,11 @@ bool collectPlacements(std::vector<mlir::kiln::PassPlacement> &placements) {
     placements.insert(placements.end(), loaded.plugin->placements.begin(),
                       loaded.plugin->placements.end());
   }
-  const llvm::StringRef targets[] = {"cpu", "cuda"};
+  // Targets compiled for (--target); a bad name is reported with --target.
+  SmallVector<llvm::StringRef> targets;
+  llvm::StringRef(targetList).split(targets, ',');
+  for (llvm::StringRef &target : targets)
+    target = target.trim();
   for (const std::string &argument : passAt) {
     mlir::kiln::PassPlacement placement;
     std::string error;

@@ -45,6 +45,12 @@ public:
       error = "PTX generation failed";
       return failure();
     }
+    if (table.size() != launches.size()) {
+      error = "the cuda kernel table has " + std::to_string(table.size()) +
+              " entries for " + std::to_string(launches.size()) +
+              " generated kernels";
+      return failure();
+    }
     namespace art = ::kiln::artifact;
     art::ExecutableSpec executable;
     executable.target = "cuda";
