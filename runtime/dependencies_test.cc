@@ -31,7 +31,17 @@ TEST(Dependencies, SharedRuntimeNeedsOnlySystemLibraries) {
     std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
     EXPECT_EQ(lower.find("mlir"), std::string::npos);
     EXPECT_EQ(lower.find("llvm"), std::string::npos);
+    // The GPU runtime dlopens the driver and cuBLASLt (issue #9).
+    EXPECT_EQ(lower.find("cuda"), std::string::npos);
+    EXPECT_EQ(lower.find("cublas"), std::string::npos);
   }
+#ifndef KILN_SANITIZERS
+  // Exactly the list libkilnrt had before the GPU runtime (readelf -d
+  // bazel-bin/runtime/libkilnrt.so, 2026-11-30), in link order: a change
+  // here is a new dependency for every user of the runtime.
+  EXPECT_EQ(needed, (std::vector<std::string>{"libstdc++.so.6", "libm.so.6", "libgcc_s.so.1",
+                                              "libc.so.6"}));
+#endif
 }
 
 }  // namespace

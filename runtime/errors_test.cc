@@ -6,6 +6,7 @@
 
 #include "kiln/runtime.h"
 #include "runtime/schema/file_format.h"
+#include "runtime/testing/fake_cuda_driver.h"
 #include "runtime/testing/status_assertions.h"
 #include "runtime/testing/test_artifacts.h"
 
@@ -20,7 +21,11 @@ using testing::HasMessage;
 
 class ErrorsTest : public ::testing::Test {
  protected:
+  // Device auto on a machine without a GPU (as CI), whatever this machine
+  // has: cuda plans are refused, cpu,cuda artifacts run their CPU plan.
   void SetUp() override { ASSERT_TRUE(Runtime::Create({2}, &runtime_).ok()); }
+  testing::ScopedNoCudaDriver no_gpu_{
+      Status(StatusCode::kFailedPrecondition, "no CUDA driver (test: none installed)")};
 
   Status Load(const std::vector<uint8_t>& bytes) {
     std::shared_ptr<const Model> model;
@@ -314,7 +319,10 @@ artifact::ArtifactSpec CudaOnlySpec() {
 
 TEST_F(ErrorsTest, CudaOnlyArtifactIsRefusedWithItsArchs) {
   EXPECT_TRUE(HasMessage(LoadSpec(CudaOnlySpec()), StatusCode::kUnimplemented,
-                         "this artifact has no CPU plan; built for cuda (sm_80, sm_90)"));
+                         "this artifact has no CPU plan; built for cuda (sm_80, sm_90) (no CUDA "
+                         "GPU is available: no CUDA driver (test: none installed); run it on a "
+                         "machine with an NVIDIA GPU and driver, or recompile with kilnc "
+                         "--target=cpu or --target=cpu,cuda)"));
 }
 
 TEST_F(ErrorsTest, CudaOnlyArtifactIsDescribed) {

@@ -77,9 +77,12 @@ kiln_status_t GuardC(Body&& body) noexcept {
   }
 }
 
-kiln::Tensor FromC(const kiln_tensor_t& t) {
+kiln::Tensor FromC(const kiln_tensor_t& t, int32_t device = KILN_HOST_MEMORY) {
   std::vector<int64_t> dims;
   if (t.dims != nullptr) dims.assign(t.dims, t.dims + t.rank);
+  if (device >= 0)
+    return kiln::Tensor::BorrowDevice(static_cast<kiln::DType>(t.dtype), std::move(dims), t.data,
+                                      device);
   return kiln::Tensor::Borrow(static_cast<kiln::DType>(t.dtype), std::move(dims), t.data);
 }
 
@@ -122,11 +125,18 @@ void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options) {
 
 kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
                                   kiln_runtime_t** out_runtime) {
+  return kiln_runtime_create_on_device(options, "auto", out_runtime);
+}
+
+kiln_status_t kiln_runtime_create_on_device(const kiln_runtime_options_t* options,
+                                            const char* device, kiln_runtime_t** out_runtime) {
   return GuardC([&]() -> kiln_status_t {
     if (options == nullptr || out_runtime == nullptr)
       return Error(kiln::StatusCode::kInvalidArgument, "options or out_runtime is null");
     kiln::RuntimeOptions cpp_options;
     cpp_options.num_threads = options->num_threads;
+    kiln::Status parsed = kiln::Device::Parse(device ? device : "auto", &cpp_options.device);
+    if (!parsed.ok()) return ToC(parsed);
     std::shared_ptr<kiln::Runtime> runtime;
     kiln::Status s = kiln::Runtime::Create(cpp_options, &runtime);
     if (!s.ok()) return ToC(s);
@@ -259,6 +269,14 @@ void kiln_session_release(kiln_session_t* session) { delete session; }
 kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inputs,
                                size_t input_count, const kiln_tensor_t* outputs,
                                size_t output_count) {
+  return kiln_session_run_on_devices(session, inputs, nullptr, input_count, outputs, nullptr,
+                                     output_count);
+}
+
+kiln_status_t kiln_session_run_on_devices(kiln_session_t* session, const kiln_tensor_t* inputs,
+                                          const int32_t* input_devices, size_t input_count,
+                                          const kiln_tensor_t* outputs,
+                                          const int32_t* output_devices, size_t output_count) {
   return GuardC([&]() -> kiln_status_t {
     if (session == nullptr) return Error(kiln::StatusCode::kInvalidArgument, "session is null");
     if ((inputs == nullptr && input_count > 0) || (outputs == nullptr && output_count > 0))
@@ -269,8 +287,11 @@ kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inp
                    "expected " + std::to_string(expected_outputs) + " output buffers, got " +
                        std::to_string(output_count));
     std::vector<kiln::Tensor> cpp_inputs, cpp_outputs;
-    for (size_t i = 0; i < input_count; ++i) cpp_inputs.push_back(FromC(inputs[i]));
-    for (size_t i = 0; i < output_count; ++i) cpp_outputs.push_back(FromC(outputs[i]));
+    for (size_t i = 0; i < input_count; ++i)
+      cpp_inputs.push_back(FromC(inputs[i], input_devices ? input_devices[i] : KILN_HOST_MEMORY));
+    for (size_t i = 0; i < output_count; ++i)
+      cpp_outputs.push_back(
+          FromC(outputs[i], output_devices ? output_devices[i] : KILN_HOST_MEMORY));
     if (output_count == 0) {
       // No outputs: nothing for Run to allocate and nothing to return.
       std::vector<kiln::Tensor> ignored;

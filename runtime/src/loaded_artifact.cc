@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kCpuTarget = "x86_64";
 constexpr const char* kCpuFormat = "elf-shared-object";
-// GPU executables are described (kiln inspect) but not run yet.
+// GPU executables: run by CudaModel/CudaSession (runtime/src/cuda/).
 constexpr const char* kGpuTarget = "cuda";
 constexpr const char* kGpuFormat = "ptx+cubin";
 
@@ -160,7 +160,7 @@ const char* SpaceName(fb::BufferSpace space) {
 
 }  // namespace
 
-Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, bool load_code,
+Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, const PlanRequest& request,
                             std::unique_ptr<LoadedArtifact>* out) {
   format::Header header;
   Status s = CheckHeader(bytes->data(), bytes->size(), &header);
@@ -178,9 +178,9 @@ Status LoadedArtifact::Open(std::unique_ptr<FileBytes> bytes, bool load_code,
   artifact->constants_size_ = header.constants_size;
   artifact->description_.file_size = header.file_size;
   artifact->bytes_ = std::move(bytes);
-  s = artifact->CheckSemantics(load_code);
+  s = artifact->CheckSemantics(request);
   if (!s.ok()) return s;
-  if (load_code) {
+  if (request.for_running && !artifact->gpu_plan()) {
     s = artifact->LoadCode();
     if (!s.ok()) return s;
   }
@@ -235,7 +235,8 @@ Status LoadedArtifact::DescribeGpu(const fb::Executable& e, const std::string& w
   return Status::Ok();
 }
 
-Status LoadedArtifact::CheckSemantics(bool for_running) {
+Status LoadedArtifact::CheckSemantics(const PlanRequest& request) {
+  const bool for_running = request.for_running;
   const fb::Model& m = *model_;
   ModelDescription& d = description_;
   d.format_version = m.format_version();
@@ -294,8 +295,11 @@ Status LoadedArtifact::CheckSemantics(bool for_running) {
     const fb::Executable* e = m.executables()->Get(i);
     std::string exe_name = "executable " + std::to_string(i);
     if (e == nullptr) return DataLoss(exe_name + " is missing");
-    if (e->target() == nullptr || e->format() == nullptr || e->blob() == nullptr ||
-        e->kernels() == nullptr)
+    // A cuda executable keeps its code in `gpu`; its (empty) blob may be
+    // absent.
+    const bool gpu_target = e->target() != nullptr && e->target()->str() == kGpuTarget;
+    if (e->target() == nullptr || e->format() == nullptr ||
+        (e->blob() == nullptr && !gpu_target) || e->kernels() == nullptr)
       return DataLoss(exe_name + " has no " +
                       (e->target() == nullptr   ? "target"
                        : e->format() == nullptr ? "format"
@@ -339,29 +343,50 @@ Status LoadedArtifact::CheckSemantics(bool for_running) {
     d.executables.push_back(std::move(info));
   }
 
-  for (const fb::Plan* p : *m.plans())
-    if (p != nullptr && Str(p->target()) == kCpuTarget) plan_ = p;
-  if (plan_ == nullptr) {
-    // This runtime runs CPU plans only. Describing (kiln inspect) shows
-    // the first other plan; running says what the artifact was built for.
-    std::string built_for;
-    for (const fb::Plan* p : *m.plans()) {
-      if (p == nullptr) continue;
-      std::string target = Str(p->target());
-      if (built_for.find(target) != std::string::npos) continue;
-      std::string archs;
-      for (const ExecutableInfo& e : d.executables)
-        if (e.target == target)
-          for (const std::string& a : e.gpu_archs) archs += (archs.empty() ? "" : ", ") + a;
-      built_for += (built_for.empty() ? "" : ", ") + target + (archs.empty() ? "" : " (" + archs + ")");
-      if (plan_ == nullptr) plan_ = p;
-    }
-    if (plan_ == nullptr) return DataLoss("the artifact has no plans");
+  // What the artifact was built for, for the refusals: "cuda (sm_80,
+  // sm_90)", "x86_64".
+  std::string built_for;
+  const fb::Plan* cpu_plan = nullptr;
+  const fb::Plan* gpu_plan = nullptr;
+  const fb::Plan* first_plan = nullptr;
+  for (const fb::Plan* p : *m.plans()) {
+    if (p == nullptr) continue;
+    std::string target = Str(p->target());
+    if (first_plan == nullptr) first_plan = p;
+    if (target == kCpuTarget && cpu_plan == nullptr) cpu_plan = p;
+    if (target == kGpuTarget && gpu_plan == nullptr) gpu_plan = p;
+    if (built_for.find(target) != std::string::npos) continue;
+    std::string archs;
+    for (const ExecutableInfo& e : d.executables)
+      if (e.target == target)
+        for (const std::string& a : e.gpu_archs) archs += (archs.empty() ? "" : ", ") + a;
+    built_for += (built_for.empty() ? "" : ", ") + target + (archs.empty() ? "" : " (" + archs + ")");
+  }
+  if (first_plan == nullptr) return DataLoss("the artifact has no plans");
+  if (request.gpu && gpu_plan != nullptr) {
+    plan_ = gpu_plan;
+  } else if (request.require_gpu && for_running) {
+    return Status(StatusCode::kUnimplemented,
+                  "this artifact has no cuda plan; built for " + built_for +
+                      " (recompile with kilnc --target=cuda or --target=cpu,cuda, or run it on "
+                      "the CPU with --device=cpu or auto)");
+  } else if (cpu_plan != nullptr) {
+    plan_ = cpu_plan;
+  } else {
+    // Describing (kiln inspect) shows the first plan; running says what
+    // the artifact was built for and why it cannot run here.
+    plan_ = first_plan;
     if (for_running)
       return Status(StatusCode::kUnimplemented,
                     "this artifact has no CPU plan; built for " + built_for +
-                        " (this runtime runs CPU plans only; recompile with kilnc --target=cpu "
-                        "or --target=cpu,cuda)");
+                        (gpu_plan != nullptr
+                             ? " (no CUDA GPU is available" +
+                                   (request.no_gpu_reason.empty()
+                                        ? std::string()
+                                        : ": " + request.no_gpu_reason) +
+                                   "; run it on a machine with an NVIDIA GPU and driver, or "
+                                   "recompile with kilnc --target=cpu or --target=cpu,cuda)"
+                             : std::string(" (recompile with kilnc --target=cpu)")));
   }
   d.plan_target = Str(plan_->target());
   if (plan_->steps() == nullptr || plan_->steps()->size() == 0)
@@ -497,6 +522,19 @@ Status LoadedArtifact::CheckSemantics(bool for_running) {
     } else if (step->kind() == fb::StepKind::CustomCall) {
       info.kind = StepInfo::Kind::kCustomCall;
       if (!(s = CheckCustomCall(*step, where, check_binding, &info)).ok()) return s;
+      if (for_running && d.plan_target == kGpuTarget)
+        return Status(StatusCode::kUnimplemented,
+                      where + ": custom op '" + info.custom_op +
+                          "' in a cuda plan; this runtime runs external custom ops on the CPU "
+                          "only (recompile with kilnc --target=cpu, or run with --device=cpu on "
+                          "a cpu,cuda artifact)");
+    } else if (step->kind() == fb::StepKind::LibraryCall) {
+      info.kind = StepInfo::Kind::kLibraryCall;
+      if (!(s = CheckLibraryCall(*step, where, check_binding, &info)).ok()) return s;
+      if (d.plan_target != kGpuTarget)
+        return Status(StatusCode::kUnimplemented,
+                      where + ": a " + d.plan_target + " plan calls library '" + info.library +
+                          "'; library calls run in cuda plans only");
     } else {
       return Status(StatusCode::kUnimplemented,
                     where + ": unknown step kind " + std::to_string(static_cast<int>(step->kind())));

@@ -27,15 +27,33 @@ struct CustomCallInfo {
   CustomKernel kernel;
 };
 
+// Which plan Open picks, and whether it loads code for running it.
+struct PlanRequest {
+  // For running: refuse what cannot run, load the CPU code of a CPU plan.
+  // Otherwise (describing): the x86_64 plan, else the first one.
+  bool for_running = false;
+  // A GPU is in use: its (cuda) plan when the artifact has one.
+  bool gpu = false;
+  // Device cuda:N was asked for: an artifact without a cuda plan is
+  // refused (UNIMPLEMENTED, saying what to do).
+  bool require_gpu = false;
+  // Why there is no GPU (device auto), for the refusal of a cuda-only
+  // artifact.
+  std::string no_gpu_reason;
+};
+
 class LoadedArtifact {
  public:
   // Checks, in this order and before using anything: the header (magic,
   // version, sizes inside the file, alignment), the checksum, the
   // FlatBuffer verifier, then semantics (indices, binding ranges, constant
-  // ranges). With `load_code`, also the CPU features and the executables'
-  // kernel tables.
-  static Status Open(std::unique_ptr<FileBytes> bytes, bool load_code,
+  // ranges, library-call parameters). For running a CPU plan, also the CPU
+  // features and the executables' kernel tables (the GPU code is loaded by
+  // CudaModel).
+  static Status Open(std::unique_ptr<FileBytes> bytes, const PlanRequest& request,
                      std::unique_ptr<LoadedArtifact>* out);
+  bool gpu_plan() const { return description_.plan_target == "cuda"; }
+  uint64_t constants_size() const { return constants_size_; }
 
   const ModelDescription& description() const { return description_; }
   const fb::Model& model() const { return *model_; }
@@ -52,7 +70,11 @@ class LoadedArtifact {
 
  private:
   LoadedArtifact() = default;
-  Status CheckSemantics(bool for_running);
+  Status CheckSemantics(const PlanRequest& request);
+  Status CheckLibraryCall(
+      const fb::Step& step, const std::string& where,
+      const std::function<Status(const fb::Binding*, const std::string&)>& check_binding,
+      StepInfo* info);
   Status DescribeGpu(const fb::Executable& e, const std::string& where, ExecutableInfo* info);
   Status CheckCustomCall(
       const fb::Step& step, const std::string& where,

@@ -2,12 +2,43 @@
 #include <thread>
 
 #include "kiln/runtime.h"
+#include "runtime/src/cuda/cuda_device.h"
+#include "runtime/src/cuda/cuda_model.h"
 #include "runtime/src/custom_op_registry.h"
 #include "runtime/src/guard_exceptions.h"
 #include "runtime/src/loaded_artifact.h"
 #include "runtime/src/thread_pool.h"
 
 namespace kiln {
+
+Status Device::Parse(const std::string& text, Device* out) {
+  Device d;
+  if (text == "auto") {
+    d.kind = Kind::kAuto;
+  } else if (text == "cpu") {
+    d.kind = Kind::kCpu;
+  } else if (text == "cuda") {
+    d.kind = Kind::kCuda;
+  } else if (text.rfind("cuda:", 0) == 0 && text.size() > 5 && text.size() <= 8 &&
+             text.find_first_not_of("0123456789", 5) == std::string::npos) {
+    d.kind = Kind::kCuda;
+    d.index = std::stoi(text.substr(5));
+  } else {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown device '" + text + "' (expected auto, cpu, cuda or cuda:N)");
+  }
+  *out = d;
+  return Status::Ok();
+}
+
+std::string Device::ToString() const {
+  switch (kind) {
+    case Kind::kAuto: return "auto";
+    case Kind::kCpu: return "cpu";
+    case Kind::kCuda: return "cuda:" + std::to_string(index);
+  }
+  return "unknown";
+}
 
 Status Runtime::Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* out) {
   return GuardExceptions([&]() -> Status {
@@ -19,6 +50,27 @@ Status Runtime::Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* 
     int threads = options.num_threads;
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     std::shared_ptr<Runtime> runtime(new Runtime());
+    runtime->device_ = options.device;
+    switch (options.device.kind) {
+      case Device::Kind::kCpu:
+        runtime->no_gpu_reason_ = "the runtime was created for device cpu";
+        break;
+      case Device::Kind::kCuda: {
+        if (options.device.index < 0)
+          return Status(StatusCode::kInvalidArgument,
+                        "device cuda:" + std::to_string(options.device.index) + " is not a device");
+        Status s = CudaDevice::Open(options.device.index, &runtime->gpu_);
+        if (!s.ok()) return Status(s.code(), "device " + options.device.ToString() + ": " + s.message());
+        break;
+      }
+      case Device::Kind::kAuto: {
+        // No GPU is not an error here: the CPU plan runs. The reason is
+        // kept for the refusal of an artifact that has only a cuda plan.
+        Status s = CudaDevice::Open(0, &runtime->gpu_);
+        if (!s.ok()) runtime->no_gpu_reason_ = s.message();
+        break;
+      }
+    }
     runtime->pool_ = std::make_shared<ThreadPool>(threads);
     runtime->custom_ops_ = std::make_shared<CustomOpRegistry>();
     *out = std::move(runtime);
@@ -41,14 +93,25 @@ Status Runtime::RegisterCustomOpLibrary(const std::string& path) {
 
 std::vector<std::string> Runtime::custom_op_names() const { return custom_ops_->Names(); }
 
-static Status MakeModel(std::unique_ptr<FileBytes> bytes, std::shared_ptr<ThreadPool> pool,
-                        const CustomOpRegistry& custom_ops, std::shared_ptr<const Model>* out) {
+std::string Runtime::gpu() const { return gpu_ ? gpu_->Describe() : std::string(); }
+
+Status Runtime::MakeModel(std::unique_ptr<FileBytes> bytes, std::shared_ptr<const Model>* out) const {
+  PlanRequest request;
+  request.for_running = true;
+  request.gpu = gpu_ != nullptr;
+  request.require_gpu = device_.kind == Device::Kind::kCuda;
+  request.no_gpu_reason = no_gpu_reason_;
   std::unique_ptr<LoadedArtifact> artifact;
-  Status s = LoadedArtifact::Open(std::move(bytes), /*load_code=*/true, &artifact);
+  Status s = LoadedArtifact::Open(std::move(bytes), request, &artifact);
   if (!s.ok()) return s;
-  s = artifact->ResolveCustomOps(custom_ops);
+  s = artifact->ResolveCustomOps(*custom_ops_);
   if (!s.ok()) return s;
-  *out = std::make_shared<const Model>(std::move(artifact), std::move(pool));
+  std::unique_ptr<CudaModel> cuda;
+  if (artifact->gpu_plan()) {
+    s = CudaModel::Load(gpu_, *artifact, &cuda);
+    if (!s.ok()) return s;
+  }
+  *out = std::make_shared<const Model>(std::move(artifact), pool_, std::move(cuda));
   return Status::Ok();
 }
 
@@ -58,7 +121,7 @@ Status Runtime::LoadModel(const std::string& path, std::shared_ptr<const Model>*
     std::unique_ptr<FileBytes> bytes;
     Status s = FileBytes::Map(path, &bytes);
     if (!s.ok()) return s;
-    s = MakeModel(std::move(bytes), pool_, *custom_ops_, out);
+    s = MakeModel(std::move(bytes), out);
     if (!s.ok()) return Status(s.code(), path + ": " + s.message());
     return s;
   });
@@ -71,7 +134,7 @@ Status Runtime::LoadModelFromMemory(const void* data, size_t size,
     std::unique_ptr<FileBytes> bytes;
     Status s = FileBytes::Copy(data, size, &bytes);
     if (!s.ok()) return s;
-    return MakeModel(std::move(bytes), pool_, *custom_ops_, out);
+    return MakeModel(std::move(bytes), out);
   });
 }
 
@@ -82,15 +145,24 @@ Status DescribeModelFile(const std::string& path, ModelDescription* out) {
     Status s = FileBytes::Map(path, &bytes);
     if (!s.ok()) return s;
     std::unique_ptr<LoadedArtifact> artifact;
-    s = LoadedArtifact::Open(std::move(bytes), /*load_code=*/false, &artifact);
+    s = LoadedArtifact::Open(std::move(bytes), PlanRequest(), &artifact);
     if (!s.ok()) return Status(s.code(), path + ": " + s.message());
     *out = artifact->description();
     return Status::Ok();
   });
 }
 
-Model::Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool)
-    : artifact_(std::move(artifact)), pool_(std::move(pool)) {}
+Model::Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool,
+             std::unique_ptr<CudaModel> cuda)
+    : artifact_(std::move(artifact)), pool_(std::move(pool)), cuda_(std::move(cuda)) {}
+
+std::string Model::device() const {
+  if (cuda_ == nullptr) return "cpu";
+  std::string s = cuda_->device()->Describe();
+  for (const std::string& image : cuda_->images())
+    if (!image.empty()) s += ", " + image;
+  return s;
+}
 Model::~Model() = default;
 
 const std::vector<TensorInfo>& Model::inputs() const { return artifact_->description().inputs; }

@@ -8,6 +8,7 @@
 #include "kiln/kernel_abi.h"
 #include "kiln/runtime.h"
 #include "runtime/src/checked_math.h"
+#include "runtime/src/cuda/cuda_session.h"
 #include "runtime/src/guard_exceptions.h"
 #include "runtime/src/loaded_artifact.h"
 #include "runtime/src/thread_pool.h"
@@ -51,6 +52,8 @@ class SessionState {
   std::vector<CallerSlot> caller_slots;
   std::vector<PreparedStep> steps;
   std::vector<kiln_custom_tensor_t> custom_tensors;
+  // A model on a GPU runs here instead (and the fields above stay empty).
+  std::unique_ptr<CudaSession> cuda;
 
   // Profiling (Session::EnableProfiling).
   bool profiling = false;
@@ -163,7 +166,13 @@ Status RunCustomCall(SessionState& st, const PreparedStep& step, size_t index) {
                     (message[0] ? std::string(": ") + message : std::string()));
 }
 
-Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what) {
+Status CheckTensor(const Tensor& t, const TensorInfo& info, const char* what, bool gpu) {
+  if (t.on_device() && !gpu)
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " '" + info.name + "' is in GPU memory (cuda:" +
+                      std::to_string(t.device_index()) +
+                      "), but this session runs on the CPU; pass host memory or load the model "
+                      "on that GPU (device cuda:N)");
   if (t.dtype() != info.dtype || t.dims() != info.dims)
     return Status(StatusCode::kInvalidArgument,
                   std::string(what) + " '" + info.name + "': expected shape " +
@@ -212,8 +221,12 @@ Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<SessionStat
     : model_(std::move(model)), state_(std::move(state)) {}
 Session::~Session() = default;
 
-size_t Session::arena_size() const { return state_->arena_size; }
-const void* Session::arena_data() const { return state_->arena; }
+size_t Session::arena_size() const {
+  return state_->cuda ? state_->cuda->arena_size() : state_->arena_size;
+}
+const void* Session::arena_data() const {
+  return state_->cuda ? state_->cuda->arena_data() : state_->arena;
+}
 
 Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Session>* out) {
   return GuardExceptions([&]() -> Status {
@@ -222,6 +235,12 @@ Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Sessi
     const LoadedArtifact& artifact = model->artifact();
     const fb::Plan& plan = artifact.plan();
     auto state = std::make_unique<SessionState>();
+    if (model->cuda() != nullptr) {
+      Status s = CudaSession::Create(*model, &state->cuda);
+      if (!s.ok()) return s;
+      out->reset(new Session(std::move(model), std::move(state)));
+      return Status::Ok();
+    }
     state->arena_size = plan.arena_size();
     if (state->arena_size > 0) {
       uint64_t rounded = 0;
@@ -299,6 +318,10 @@ Status Session::Create(std::shared_ptr<const Model> model, std::unique_ptr<Sessi
 
 Status Session::EnableProfiling(bool enable) {
   SessionState& st = *state_;
+  if (st.cuda != nullptr)
+    return Status(StatusCode::kFailedPrecondition,
+                  "per-step profiling is not available on a GPU: the plan runs as one CUDA graph "
+                  "(time whole runs, e.g. kiln bench without --profile, or use Nsight Systems)");
   if (enable) {
     st.profiled = true;
     st.profile_runs = 0;
@@ -354,8 +377,9 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
       return Status(StatusCode::kInvalidArgument,
                     "expected " + std::to_string(input_infos.size()) + " inputs (" +
                         NameList(input_infos) + "), got " + std::to_string(inputs.size()));
+    SessionState& st = *state_;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Status s = CheckTensor(inputs[i], input_infos[i], "input");
+      Status s = CheckTensor(inputs[i], input_infos[i], "input", st.cuda != nullptr);
       if (!s.ok()) return s;
     }
     if (outputs->empty()) {
@@ -372,14 +396,21 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
                           std::to_string(output_infos.size()) + " (" + NameList(output_infos) +
                           "), got " + std::to_string(outputs->size()));
       for (size_t i = 0; i < outputs->size(); ++i) {
-        Status s = CheckTensor((*outputs)[i], output_infos[i], "output");
+        Status s = CheckTensor((*outputs)[i], output_infos[i], "output", st.cuda != nullptr);
         if (!s.ok()) return s;
       }
       Status s = CheckOutputsDoNotAlias(inputs, *outputs, input_infos, output_infos);
       if (!s.ok()) return s;
     }
 
-    SessionState& st = *state_;
+    if (st.cuda != nullptr) {
+      Status s = st.cuda->Run(inputs, *outputs);
+      if (s.ok() && profiling) {
+        ++st.profile_runs;
+        st.profile_run_ns += NowNs() - run_start;
+      }
+      return s;
+    }
     for (const CallerSlot& c : st.caller_slots) {
       uint8_t* base = static_cast<uint8_t*>(c.output ? (*outputs)[c.index].data()
                                                      : inputs[c.index].data());

@@ -49,6 +49,24 @@ Tensor Tensor::Borrow(DType dtype, std::vector<int64_t> dims, void* data) {
   return t;
 }
 
+Tensor Tensor::BorrowDevice(DType dtype, std::vector<int64_t> dims, void* data, int device_index) {
+  Tensor t = Borrow(dtype, std::move(dims), data);
+  t.device_index_ = device_index < 0 ? 0 : device_index;
+  return t;
+}
+
+const char* GemmEpilogueName(GemmInfo::Epilogue epilogue) {
+  switch (epilogue) {
+    case GemmInfo::Epilogue::kNone: return "none";
+    case GemmInfo::Epilogue::kBias: return "bias";
+    case GemmInfo::Epilogue::kRelu: return "relu";
+    case GemmInfo::Epilogue::kBiasRelu: return "bias+relu";
+    case GemmInfo::Epilogue::kGelu: return "gelu";
+    case GemmInfo::Epilogue::kBiasGelu: return "bias+gelu";
+  }
+  return "unknown";
+}
+
 Status Tensor::Allocate(DType dtype, std::vector<int64_t> dims, Tensor* out) {
   return GuardExceptions([&]() -> Status {
     uint64_t bytes = DTypeSize(dtype);

@@ -1,9 +1,9 @@
 // kiln - runs, benchmarks and inspects .kiln artifacts.
 //
 //   kiln run model.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]
-//                       [--custom-op-library LIB.so]...
+//                       [--device auto|cpu|cuda[:N]] [--custom-op-library LIB.so]...
 //   kiln bench model.kiln [--threads N] [--iterations N] [--warmup N] [--profile]
-//                         [--custom-op-library LIB.so]...
+//                         [--device auto|cpu|cuda[:N]] [--custom-op-library LIB.so]...
 //   kiln inspect model.kiln
 //   kiln compare reference.kiln candidate.kiln [--inputs DIR] [--samples N] ...
 //     (compare_command.cc)
@@ -31,15 +31,18 @@ constexpr int kUsageError = 2, kFailure = 1;
 const char kUsage[] =
     "usage:\n"
     "  kiln run MODEL.kiln [--input NAME=FILE]... [--seed N] [--output-dir DIR] [--threads N]\n"
-    "                      [--custom-op-library LIB.so]...\n"
+    "                      [--device auto|cpu|cuda[:N]] [--custom-op-library LIB.so]...\n"
     "  kiln bench MODEL.kiln [--threads N] [--iterations N] [--warmup N] [--profile]\n"
-    "                        [--custom-op-library LIB.so]...\n"
+    "                        [--device auto|cpu|cuda[:N]] [--custom-op-library LIB.so]...\n"
     "  kiln inspect MODEL.kiln\n"
     "%s"
     "Inputs are .npy or ONNX TensorProto (.pb) files; inputs not given are random\n"
     "(floats uniform in [-1, 1], small non-negative integers) from --seed.\n"
     "bench --profile then runs the iterations again timing every step, and lists\n"
     "the dispatches by total time.\n"
+    "--device picks where the model runs: auto (default) uses a GPU when the NVIDIA\n"
+    "driver finds one and the artifact has a cuda plan, else the CPU; cuda[:N] fails\n"
+    "without a GPU or a cuda plan.\n"
     "--custom-op-library registers the external custom-op kernels a library\n"
     "exports (kiln/custom_op.h) before the model is loaded.\n"
     "Trust: a .kiln artifact is native code; run or bench executes it with this\n"
@@ -64,6 +67,7 @@ struct Options {
   uint64_t seed = 0;
   std::string output_dir;
   int threads = 0;
+  Device device;
   long iterations = 100, warmup = 10;
   bool profile = false;
   std::vector<std::string> custom_op_libraries;
@@ -127,6 +131,9 @@ int ParseOptions(const std::string& command, int argc, char** argv, Options* o) 
     } else if (arg == "--threads") {
       if (!ParseNumber(v, 0, 1024, &n)) return Usage("--threads needs a number in [0, 1024], got '" + v + "'");
       o->threads = static_cast<int>(n);
+    } else if (arg == "--device" && (command == "run" || command == "bench")) {
+      Status parsed = Device::Parse(v, &o->device);
+      if (!parsed.ok()) return Usage("--device: " + parsed.message());
     } else if (arg == "--custom-op-library" && (command == "run" || command == "bench")) {
       o->custom_op_libraries.push_back(v);
     } else if (arg == "--seed" && command == "run") {
@@ -159,6 +166,7 @@ struct Loaded {
 Status Load(const Options& o, Loaded* out) {
   RuntimeOptions options;
   options.num_threads = o.threads;
+  options.device = o.device;
   Status s = Runtime::Create(options, &out->runtime);
   for (const std::string& library : o.custom_op_libraries)
     if (s.ok()) s = out->runtime->RegisterCustomOpLibrary(library);
@@ -323,6 +331,7 @@ int Bench(const Options& o) {
   };
   std::printf("%s: %ld iterations (%ld warmup), %d threads\n", o.model.c_str(), o.iterations, o.warmup,
               loaded.runtime->num_threads());
+  std::printf("device: %s\n", loaded.model->device().c_str());
   std::printf("latency ms: p50 %.4f  p90 %.4f  p99 %.4f\n", pct(50), pct(90), pct(99));
   std::printf("throughput: %.1f runs/s\n", static_cast<double>(o.iterations) / total);
   if (o.profile) {

@@ -1,5 +1,6 @@
 // Bad usage and bad files: kiln prints one clear line to stderr and exits
 // non-zero (2 for usage, 1 for files and models), never crashes.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include "runtime/testing/test_artifacts.h"
@@ -33,7 +34,28 @@ TEST_F(KilnErrorsTest, BadUsage) {
   ExpectFailure("run " + model_ + " --input x", 2, "--input needs NAME=FILE, got 'x'");
   ExpectFailure("bench " + model_ + " --iterations 0", 2, "--iterations needs a positive number");
   ExpectFailure("inspect " + model_ + " --seed 3", 2, "unknown option '--seed' for 'inspect'");
+  ExpectFailure("run " + model_ + " --device gpu", 2,
+                "--device: unknown device 'gpu' (expected auto, cpu, cuda or cuda:N)");
+  ExpectFailure("inspect " + model_ + " --device cpu", 2, "unknown option '--device' for 'inspect'");
   EXPECT_EQ(RunKiln("--help").exit_code, 0);
+}
+
+// --device=cuda on a machine without the NVIDIA driver (CI, the build
+// machine): one clear line saying so and what to do, exit status 1; cpu
+// and auto run the CPU plan there.
+TEST_F(KilnErrorsTest, CudaDeviceWithoutADriver) {
+  if (void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(libcuda);
+    GTEST_SKIP() << "this machine has an NVIDIA driver; tests/gpu/device_check.sh covers it";
+  }
+  ExpectFailure("run " + model_ + " --device=cuda", 1,
+                "kiln: device cuda:0: no CUDA driver: cannot load libcuda.so.1");
+  ExpectFailure("bench " + model_ + " --device cuda:1 --iterations 1", 1,
+                "Install the NVIDIA driver, or run on the CPU (--device=cpu");
+  CommandResult cpu = RunKiln("bench " + model_ + " --device=cpu --iterations 2 --warmup 0");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+  EXPECT_NE(cpu.output.find("device: cpu"), std::string::npos) << cpu.output;
+  EXPECT_EQ(RunKiln("run " + model_ + " --device=auto").exit_code, 0);
 }
 
 // The trust model is part of the help, where users look before loading.

@@ -83,8 +83,17 @@ typedef struct kiln_runtime_options_t {
 } kiln_runtime_options_t;
 
 void kiln_runtime_options_initialize(kiln_runtime_options_t* out_options);
+/* Device "auto": a GPU when the NVIDIA driver finds one (models with a
+ * cuda plan run there), else the CPU. */
 kiln_status_t kiln_runtime_create(const kiln_runtime_options_t* options,
                                   kiln_runtime_t** out_runtime);
+/* The same on a chosen device: "auto", "cpu", "cuda" (cuda:0) or "cuda:N"
+ * (kiln::Device::Parse); NULL means "auto". "cuda..." fails
+ * (KILN_FAILED_PRECONDITION, saying what to do) where there is no driver
+ * or GPU. A separate function because kiln_runtime_options_t's layout is
+ * part of the ABI. `device` is read during the call only. */
+kiln_status_t kiln_runtime_create_on_device(const kiln_runtime_options_t* options,
+                                            const char* device, kiln_runtime_t** out_runtime);
 void kiln_runtime_release(kiln_runtime_t* runtime);
 
 /* External custom-op kernels (kiln/custom_op.h has the kernel ABI; same
@@ -142,6 +151,20 @@ void kiln_session_release(kiln_session_t* session);
 kiln_status_t kiln_session_run(kiln_session_t* session, const kiln_tensor_t* inputs,
                                size_t input_count, const kiln_tensor_t* outputs,
                                size_t output_count);
+
+/* Where a tensor's data lives, for kiln_session_run_on_devices. */
+#define KILN_HOST_MEMORY (-1)
+/* kiln_session_run with tensors in host or GPU memory: input_devices[i]
+ * (output_devices[i]) is KILN_HOST_MEMORY or N when inputs[i].data is a
+ * CUdeviceptr on cuda:N; NULL arrays mean host memory throughout. A GPU
+ * session copies host tensors in and out and device tensors (on its own
+ * device) device to device; a CPU session refuses device tensors. The
+ * memory stays the caller's: Kiln reads or writes it during the call only
+ * and never frees it. */
+kiln_status_t kiln_session_run_on_devices(kiln_session_t* session, const kiln_tensor_t* inputs,
+                                          const int32_t* input_devices, size_t input_count,
+                                          const kiln_tensor_t* outputs,
+                                          const int32_t* output_devices, size_t output_count);
 
 /* Per-step timing (kiln::Session::EnableProfiling): off by default; while
  * on, each run reads the clock once per step. Enabling clears what was

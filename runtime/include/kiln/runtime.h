@@ -26,7 +26,13 @@
 //     reused by every Run.
 //   - Tensor either owns its buffer (Allocate; copies share that buffer) or
 //     borrows the caller's memory (Borrow; the caller keeps it alive and
-//     unchanged for the duration of any Run that uses it).
+//     unchanged for the duration of any Run that uses it). A device tensor
+//     (BorrowDevice) borrows CUDA device memory the same way: Kiln never
+//     frees it and reads or writes it only during Run.
+//   - On a GPU (RuntimeOptions::device), the Runtime holds the device's
+//     primary context; each Model holds its loaded modules and a device
+//     copy of its constants (uploaded once); each Session its own device
+//     arena (one allocation), stream, cuBLASLt workspace and CUDA graph.
 //
 // Thread safety:
 //   - Runtime and Model: every const method and LoadModel are safe from any
@@ -107,10 +113,20 @@ class Tensor {
   T* data_as() const { return static_cast<T*>(data_); }
   bool owns_data() const { return storage_ != nullptr; }
 
+  // A view of CUDA device memory on device `device_index` (cuda:N): `data`
+  // is the CUdeviceptr value. Only a Session running on that GPU accepts
+  // it (device-to-device copies into and out of the session's buffers, no
+  // host round trip); a CPU session refuses it. The Tensor never frees it.
+  static Tensor BorrowDevice(DType dtype, std::vector<int64_t> dims, void* data, int device_index);
+  // -1 for host memory, N for cuda:N.
+  int device_index() const { return device_index_; }
+  bool on_device() const { return device_index_ >= 0; }
+
  private:
   DType dtype_ = DType::F32;
   std::vector<int64_t> dims_;
   void* data_ = nullptr;
+  int device_index_ = -1;
   std::shared_ptr<void> storage_;
 };
 
@@ -162,14 +178,36 @@ struct ExecutableInfo {
   size_t code_size = 0;
   std::vector<KernelInfo> kernels;
 };
+// A GEMM as a LibraryCall step describes it (kiln.fbs GemmCall): row-major
+// D[b] = epilogue(alpha * op(A[b]) x op(B[b]) + beta * C[b]); strides and
+// leading dimensions in elements.
+struct GemmInfo {
+  enum class Epilogue : uint8_t { kNone = 0, kBias, kRelu, kBiasRelu, kGelu, kBiasGelu };
+  DType dtype = DType::F32, compute = DType::F32;
+  uint64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transpose_a = false, transpose_b = false;
+  uint64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;
+  uint64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_c = 0, batch_stride_d = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  Epilogue epilogue = Epilogue::kNone;
+  bool has_c() const { return beta != 0.0f; }
+  bool has_bias() const {
+    return epilogue == Epilogue::kBias || epilogue == Epilogue::kBiasRelu ||
+           epilogue == Epilogue::kBiasGelu;
+  }
+};
+const char* GemmEpilogueName(GemmInfo::Epilogue epilogue);  // "none", "bias+relu", ...
+
 struct StepInfo {
-  enum class Kind { kDispatch, kCopy, kCustomCall } kind = Kind::kDispatch;
+  enum class Kind { kDispatch, kCopy, kCustomCall, kLibraryCall } kind = Kind::kDispatch;
   std::string label;
   uint32_t executable = 0, kernel = 0;  // dispatch only
   uint32_t workgroups[3] = {1, 1, 1};   // dispatch only
   uint64_t copy_bytes = 0;              // copy only
   std::string custom_op;                // custom call only: "com.example.Swish"
-  std::string node;                     // custom call only: the model node
+  std::string node;                     // custom or library call: the model node(s)
+  std::string library, function;        // library call only: "cublasLt", "matmul"
+  GemmInfo gemm;                        // library call "matmul" only
 };
 struct ModelDescription {
   uint32_t format_version = 0;
@@ -232,11 +270,33 @@ Status SummarizeProfile(const SessionProfile& profile, std::vector<ProfileEntry>
 class Model;
 class ThreadPool;
 class CustomOpRegistry;
+class CudaDevice;
+class CudaModel;
+class FileBytes;
+
+// Where a Runtime runs models.
+struct Device {
+  enum class Kind : uint8_t {
+    // A GPU when the driver finds one (cuda:0) and the artifact has a cuda
+    // plan; else the CPU plan. No GPU is never an error here.
+    kAuto = 0,
+    kCpu = 1,
+    // GPU `index` (cuda:N); Runtime::Create fails when there is none, and
+    // loading fails for an artifact without a cuda plan.
+    kCuda = 2,
+  };
+  Kind kind = Kind::kAuto;
+  int index = 0;
+  // "auto", "cpu", "cuda" (cuda:0) or "cuda:N"; INVALID_ARGUMENT otherwise.
+  static Status Parse(const std::string& text, Device* out);
+  std::string ToString() const;  // as Parse reads it
+};
 
 struct RuntimeOptions {
   // Threads that run workgroups, counting each calling thread; 0 means
   // std::thread::hardware_concurrency().
   int num_threads = 0;
+  Device device;
 };
 
 class Runtime : public std::enable_shared_from_this<Runtime> {
@@ -272,11 +332,19 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   std::vector<std::string> custom_op_names() const;
 
   int num_threads() const;
+  // The GPU this Runtime runs cuda plans on ("cuda:0 (NVIDIA H200, sm_90,
+  // driver CUDA 13.0)"), or "" when it has none (device cpu, or auto on a
+  // machine without a usable GPU).
+  std::string gpu() const;
 
  private:
   Runtime() = default;
+  Status MakeModel(std::unique_ptr<FileBytes> bytes, std::shared_ptr<const Model>* out) const;
   std::shared_ptr<ThreadPool> pool_;
   std::shared_ptr<CustomOpRegistry> custom_ops_;
+  Device device_;
+  std::shared_ptr<CudaDevice> gpu_;
+  std::string no_gpu_reason_;  // device auto without a GPU: why
 };
 
 class LoadedArtifact;
@@ -291,14 +359,21 @@ class Model {
   int FindOutput(const std::string& name) const;
   const ModelDescription& description() const;
 
+  // "cpu", or the GPU the model runs on ("cuda:0 (...)") with the code
+  // loaded for it ("cuda:0 (NVIDIA H200, sm_90, ...), cubin sm_90").
+  std::string device() const;
+
   // Internal: constructed by Runtime::LoadModel*.
-  Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool);
+  Model(std::unique_ptr<LoadedArtifact> artifact, std::shared_ptr<ThreadPool> pool,
+        std::unique_ptr<CudaModel> cuda = nullptr);
   const LoadedArtifact& artifact() const { return *artifact_; }
   ThreadPool& pool() const { return *pool_; }
+  const CudaModel* cuda() const { return cuda_.get(); }
 
  private:
   std::unique_ptr<LoadedArtifact> artifact_;
   std::shared_ptr<ThreadPool> pool_;
+  std::unique_ptr<CudaModel> cuda_;
 };
 
 class SessionState;
@@ -310,7 +385,10 @@ class Session {
   ~Session();
 
   // Inputs in signature order, each with the declared dtype and shape and a
-  // non-null data pointer. `outputs` either is empty (the session allocates
+  // non-null data pointer. On a GPU, host tensors are copied in and out
+  // and device tensors (Tensor::BorrowDevice, same device) copied device to
+  // device; allocated outputs are host tensors. The CPU refuses device
+  // tensors. `outputs` either is empty (the session allocates
   // one Tensor per output) or holds one Tensor per output in signature
   // order whose buffers (declared dtype and shape) receive the results.
   // Output buffers must not share a byte with any input or with each other
@@ -321,7 +399,8 @@ class Session {
   // every output once, with caller buffers as above.
   Status Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs);
 
-  // Per-step timing, off by default. While it is on, Run reads the clock
+  // Per-step timing, off by default; a GPU session refuses it
+  // (FAILED_PRECONDITION: its plan runs as one CUDA graph). While it is on, Run reads the clock
   // once per step and once more per Run, and keeps the sums in the Session;
   // while it is off, Run pays one predictable branch per step.
   // EnableProfiling(true) clears what was gathered before; (false) stops
