@@ -6,7 +6,7 @@
 #   scripts/sanitizer_tests.sh testlogs CONFIG           where its logs are
 #
 # The ASan+UBSan set: the runtime's, the kiln tool's, the artifact writer's,
-# the dialect's and the importer's C++ tests, and the concurrency test on a
+# the dialect's, the ONNX importer's and the Paddle readers' C++ tests, and the concurrency test on a
 # kilnc-compiled model (kilnc itself runs as a build tool there, unsanitized).
 # Left out: tests that drive kilnc over many models (lit, conformance, e2e,
 # fuzz_kilnc), because a sanitized compiler and LLVM code generation make
@@ -40,6 +40,7 @@ asan_ubsan_tests=(
   //compiler/artifact:artifact_writer_test
   //compiler/quant:ranges_test
   //compiler/onnx:tensor_decoding_test
+  //compiler/paddle:paddle_readers_test
   //dialects/kiln:kiln_ops_test
   //dialects/kiln:shape_inference_test
   //tests/runtime:compiled_model_concurrency_test
