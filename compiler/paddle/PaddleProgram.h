@@ -49,10 +49,9 @@ enum class DType { F32, F64, F16, BF16, I8, U8, I16, I32, I64, Bool };
 /// float/double/string, and lists of each. Block and variable references
 /// (control flow) are not needed by inference exports and are rejected by
 /// the readers with a clear error.
-using AttrValue =
-    std::variant<bool, int64_t, double, std::string, std::vector<bool>,
-                 std::vector<int64_t>, std::vector<double>,
-                 std::vector<std::string>>;
+using AttrValue = std::variant<bool, int64_t, double, std::string,
+                               std::vector<bool>, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>>;
 
 /// A named list of values: a legacy slot ("X" -> {"x0", "x1"}) or one PIR
 /// operand ("0" -> {"%3"}).
@@ -62,9 +61,9 @@ struct Slot {
 };
 
 struct Op {
-  std::string type;               // as in the file
-  std::vector<Slot> inputs;       // file order
-  std::vector<Slot> outputs;      // file order
+  std::string type;          // as in the file
+  std::vector<Slot> inputs;  // file order
+  std::vector<Slot> outputs; // file order
   std::map<std::string, AttrValue> attrs;
   /// For error messages: "op #12 (conv2d) in block 0" plus the first output
   /// name, assembled by the reader.
@@ -76,7 +75,7 @@ struct Var {
   std::string name;
   DType dtype = DType::F32;
   std::vector<int64_t> dims;
-  bool persistable = false;       // a parameter, found in .pdiparams
+  bool persistable = false; // a parameter, found in .pdiparams
 };
 
 /// One parameter from .pdiparams. `data` points into `Program::paramsFile`
@@ -101,9 +100,9 @@ enum class Format { PirJson, ProgramDesc };
 /// variables, the feed/fetch interface, and the parameters.
 struct Program {
   Format format = Format::ProgramDesc;
-  std::string modelPath;          // for error messages
+  std::string modelPath; // for error messages
   std::string paramsPath;
-  std::vector<Op> ops;            // feed/fetch ops removed by the reader
+  std::vector<Op> ops; // feed/fetch ops removed by the reader
   std::map<std::string, Var> vars;
   /// Graph inputs and outputs in feed/fetch column order (legacy: the `col`
   /// attribute of feed/fetch ops; PIR: pd_op.data / pd_op.fetch order).

@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/paddle/PaddleLoader.h"
 #include "compiler/paddle/ParamsReader.h"
+#include "compiler/paddle/PirJsonReader.h"
 #include "compiler/paddle/ProgramDescReader.h"
 #include "compiler/paddle/paddle_framework.pb.h"
 
@@ -475,8 +477,9 @@ TEST(ProgramDescReaderTest, RejectsBadBytes) {
   std::string bytes = smallProgram().SerializeAsString();
   for (size_t size = 0; size < bytes.size(); ++size) {
     Program partial;
-    if (!parseProgramDesc(bytes.data(), size, "cut.pdmodel", partial, error))
+    if (!parseProgramDesc(bytes.data(), size, "cut.pdmodel", partial, error)) {
       EXPECT_EQ(error.rfind("cut.pdmodel: ", 0), 0u) << error;
+    }
   }
   EXPECT_FALSE(readProgramDesc("/nonexistent/model.pdmodel", program, error));
   EXPECT_EQ(error, "/nonexistent/model.pdmodel: cannot open the model file");
@@ -538,6 +541,229 @@ TEST(ProgramDescReaderTest, FeedFetchColumns) {
   desc.mutable_blocks(0)->mutable_ops(0)->mutable_attrs(0)->set_i(2);
   EXPECT_FALSE(parseDesc(desc, program, error));
   EXPECT_EQ(error, "m.pdmodel: no feed op for column 1");
+}
+
+//===----------------------------------------------------------------------===//
+// PirJsonReader
+//===----------------------------------------------------------------------===//
+
+/// A PIR program as paddle.jit.save writes it (compact names): two
+/// parameters (one not persistable), a data op, conv2d, a combine, fetch.
+std::string pirProgram(const std::string &extraOps = "") {
+  return R"({"base_code": {"magic": "pir", "trainable": true, "version": 4},
+ "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0",
+  "args": [], "ops": [
+  {"#": "p", "A": [0, 1, 1, "conv.w"], "DA": [],
+   "O": {"%": 1, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_f32"}, [4, 3, 3, 3], "NCHW", [], 0]}},
+   "OA": [1, 0, 1], "QA": []},
+  {"#": "p", "A": [0, 1, 1, "state"], "DA": [],
+   "O": {"%": 2, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_ui8"}, [], "NCHW", [], 0]}},
+   "OA": [0, 1, 0], "QA": []},
+  {"#": "1.data", "A": [{"AT": {"#": "0.a_str", "D": "x"}, "N": "name"},
+    {"AT": {"#": "1.a_intarray", "D": [-1, 3, 8, 8]}, "N": "shape"},
+    {"AT": {"#": "1.a_dtype", "D": "float32"}, "N": "dtype"},
+    {"AT": {"#": "1.a_place", "D": [0, 0, ""]}, "N": "place"}],
+   "I": [], "O": [{"%": 3, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_f32"}, [-1, 3, 8, 8], "NCHW", [], 0]}}]},
+  {"#": "1.conv2d", "A": [
+    {"AT": {"#": "0.a_array", "D": [{"#": "0.a_i32", "D": 1},
+                                    {"#": "0.a_i32", "D": 2}]},
+     "N": "strides"},
+    {"AT": {"#": "0.a_str", "D": "EXPLICIT"}, "N": "padding_algorithm"},
+    {"AT": {"#": "0.a_i32", "D": 1}, "N": "groups"},
+    {"AT": {"#": "0.a_f32", "D": 0.5}, "N": "alpha"},
+    {"AT": {"#": "0.a_bool", "D": true}, "N": "flag"},
+    {"AT": {"#": "0.a_array", "D": []}, "N": "empty"},
+    {"AT": {"#": "1.a_scalar", "D": ["float32", 1.5]}, "N": "value"},
+    {"AT": {"#": "1.a_scalar", "D": ["int64", 7]}, "N": "count"},
+    {"AT": {"#": "0.a_type", "D": {"#": "0.t_i64"}}, "N": "kind"}],
+   "I": [{"%": 3}, {"%": 1}, {"%": 0}],
+   "O": [{"%": 4, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_f32"}, [-1, 4, 3, 3], "NCHW", [], 0]}}],
+   "OA": []},
+  {"#": "0.combine", "A": [], "I": [{"%": 4}, {"%": 3}],
+   "O": [{"%": 5, "TT": {"#": "0.t_vec", "D": []}}]})" +
+         extraOps + R"(,
+  {"#": "1.fetch", "A": [{"AT": {"#": "0.a_str", "D": "fetch_name_0"},
+     "N": "name"}, {"AT": {"#": "0.a_i32", "D": 0}, "N": "col"}],
+   "I": [{"%": 4}], "O": [{"%": 6, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_f32"}, [-1, 4, 3, 3], "NCHW", [], 0]}}]}
+ ]}]}]}})";
+}
+
+bool parsePir(const std::string &text, Program &out, std::string &error) {
+  return parsePirJson(text, "m.json", out, error);
+}
+
+TEST(PirJsonReaderTest, ReadsAProgram) {
+  Program program;
+  std::string error;
+  ASSERT_TRUE(parsePir(pirProgram(), program, error)) << error;
+  EXPECT_EQ(program.format, Format::PirJson);
+  EXPECT_EQ(program.feeds, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(program.fetches, (std::vector<std::string>{"%4"}));
+  // Parameters and data ops are dropped; their values keep their names.
+  ASSERT_EQ(program.ops.size(), 2u);
+  const Op &conv = program.ops[0];
+  EXPECT_EQ(conv.type, "pd_op.conv2d");
+  EXPECT_EQ(conv.where, "op #3 (pd_op.conv2d) in block 0, output %4");
+  ASSERT_EQ(conv.inputs.size(), 3u);
+  EXPECT_EQ(conv.inputs[0].name, "0");
+  EXPECT_EQ(conv.inputs[0].values, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(conv.inputs[1].values, (std::vector<std::string>{"conv.w"}));
+  EXPECT_TRUE(conv.inputs[2].values.empty()); // null operand
+  EXPECT_EQ(conv.outputs[0].values, (std::vector<std::string>{"%4"}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(conv.attrs.at("strides")),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(std::get<std::string>(conv.attrs.at("padding_algorithm")),
+            "EXPLICIT");
+  EXPECT_EQ(std::get<int64_t>(conv.attrs.at("groups")), 1);
+  EXPECT_EQ(std::get<double>(conv.attrs.at("alpha")), 0.5);
+  EXPECT_EQ(std::get<bool>(conv.attrs.at("flag")), true);
+  EXPECT_TRUE(std::get<std::vector<int64_t>>(conv.attrs.at("empty")).empty());
+  EXPECT_EQ(std::get<double>(conv.attrs.at("value")), 1.5);
+  EXPECT_EQ(std::get<int64_t>(conv.attrs.at("count")), 7);
+  EXPECT_EQ(std::get<std::string>(conv.attrs.at("kind")), "int64");
+  EXPECT_EQ(program.ops[1].type, "builtin.combine");
+  EXPECT_EQ(program.ops[1].inputs[1].values, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(program.vars.count("%5"), 0u); // vector values get no Var
+
+  EXPECT_TRUE(program.vars.at("conv.w").persistable);
+  EXPECT_EQ(program.vars.at("conv.w").dims, (std::vector<int64_t>{4, 3, 3, 3}));
+  EXPECT_FALSE(program.vars.at("state").persistable);
+  EXPECT_EQ(program.vars.at("state").dtype, DType::U8);
+  EXPECT_EQ(program.vars.at("x").dims, (std::vector<int64_t>{-1, 3, 8, 8}));
+  EXPECT_EQ(paramFileOrder(program), (std::vector<std::string>{"conv.w"}));
+}
+
+void expectPirError(const std::string &text, const std::string &expected) {
+  Program program;
+  std::string error;
+  EXPECT_FALSE(parsePir(text, program, error)) << expected;
+  EXPECT_NE(error.find(expected), std::string::npos)
+      << "error: " << error << "\nexpected: " << expected;
+  EXPECT_EQ(error.rfind("m.json: ", 0), 0u) << error;
+}
+
+std::string replaced(std::string text, const std::string &from,
+                     const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(PirJsonReaderTest, RejectsMalformedFiles) {
+  expectPirError("{\"base_code\": ", "not valid JSON");
+  expectPirError("[1, 2]", "the top level is not a JSON object");
+  expectPirError(
+      replaced(pirProgram(), "\"magic\": \"pir\"", "\"magic\": \"onnx\""),
+      "not a PIR program (base_code.magic is not \"pir\")");
+  expectPirError(replaced(pirProgram(), "\"1.conv2d\"", "\"9.conv2d\""),
+                 "op #3 (9.conv2d) has an unknown dialect id");
+  expectPirError(replaced(pirProgram(), "{\"%\": 3}, {\"%\": 1}",
+                          "{\"%\": 3}, {\"%\": 77}"),
+                 "op #3 (pd_op.conv2d) in block 0: operand 1 refers to "
+                 "value %77, which no earlier op defines");
+  expectPirError(replaced(pirProgram(),
+                          "\"0.a_i32\", \"D\": 1}, \"N\": "
+                          "\"groups\"",
+                          "\"0.a_pointer\", \"D\": 1}, \"N\": \"groups\""),
+                 "attribute 'groups' has attribute code '0.a_pointer', "
+                 "which Kiln does not support");
+  expectPirError(replaced(pirProgram(), "\"0.a_f32\", \"D\": 0.5",
+                          "\"0.a_f32\", \"D\": null"),
+                 "attribute 'alpha' is null (Paddle writes NaN and "
+                 "infinities as null");
+  expectPirError(replaced(pirProgram(), "[{\"#\": \"0.t_f32\"}, [4, 3, 3, 3]",
+                          "[{\"#\": \"0.t_c64\"}, [4, 3, 3, 3]"),
+                 "op #0 (builtin.parameter) (parameter 'conv.w') has "
+                 "element type '0.t_c64', which Kiln does not support");
+  expectPirError(replaced(pirProgram(), "\"TT\": {\"#\": \"0.t_vec\"",
+                          "\"TT\": {\"#\": \"1.t_dense_tensor_array\""),
+                 "result 0 has type '1.t_dense_tensor_array', which is not "
+                 "supported");
+  expectPirError(
+      pirProgram(R"(,
+  {"#": "1.if", "A": [], "I": [{"%": 4}], "O": [], "regions": []})"),
+      "op #5 (pd_op.if) in block 0: has regions: control flow is not "
+      "supported");
+  expectPirError(replaced(pirProgram(), "\"N\": \"col\"", "\"N\": \"column\""),
+                 "pd_op.fetch needs an integer 'col'");
+  expectPirError(replaced(pirProgram(), "\"D\": 0}, \"N\": \"col\"",
+                          "\"D\": 1}, \"N\": \"col\""),
+                 "no pd_op.fetch for column 0");
+}
+
+//===----------------------------------------------------------------------===//
+// PaddleLoader
+//===----------------------------------------------------------------------===//
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream file(path, std::ios::binary);
+  file << bytes;
+}
+
+TEST(PaddleLoaderTest, DefaultParamsPath) {
+  EXPECT_EQ(defaultParamsPath("dir/model.json"), "dir/model.pdiparams");
+  EXPECT_EQ(defaultParamsPath("a.b/inference.pdmodel"),
+            "a.b/inference.pdiparams");
+  EXPECT_EQ(defaultParamsPath("a.b/model"), "a.b/model.pdiparams");
+}
+
+TEST(PaddleLoaderTest, LoadsBothFormsWithParameters) {
+  std::string weights;
+  for (int i = 0; i < 4 * 3 * 3 * 3; ++i)
+    put<float>(weights, static_cast<float>(i));
+  std::string params = record(5, {4, 3, 3, 3}, weights);
+
+  std::string json = tempPath("loader_model.json");
+  writeFile(json, pirProgram());
+  writeFile(tempPath("loader_model.pdiparams"), params);
+  Program program;
+  std::string error;
+  ASSERT_TRUE(loadPaddleModel(json, "", program, error)) << error;
+  EXPECT_EQ(program.format, Format::PirJson);
+  EXPECT_EQ(program.paramsPath, tempPath("loader_model.pdiparams"));
+  ASSERT_EQ(program.params.size(), 1u);
+  float last;
+  std::memcpy(
+      &last,
+      static_cast<const char *>(program.params.at("conv.w").data) + 4 * 107, 4);
+  EXPECT_EQ(last, 107.0f);
+
+  // The legacy form, detected by content under another extension, with
+  // --params given explicitly.
+  std::string legacy = tempPath("legacy.bin");
+  writeFile(legacy, smallProgram().SerializeAsString());
+  Program legacyProgram;
+  ASSERT_TRUE(loadPaddleModel(legacy, tempPath("loader_model.pdiparams"),
+                              legacyProgram, error))
+      << error;
+  EXPECT_EQ(legacyProgram.format, Format::ProgramDesc);
+  EXPECT_EQ(legacyProgram.params.at("conv.w").bytes, weights.size());
+  ::unlink(legacy.c_str());
+  ::unlink(json.c_str());
+  ::unlink(tempPath("loader_model.pdiparams").c_str());
+}
+
+TEST(PaddleLoaderTest, MissingFiles) {
+  Program program;
+  std::string error;
+  EXPECT_FALSE(loadPaddleModel(tempPath("nope.json"), "", program, error));
+  EXPECT_EQ(error, tempPath("nope.json") + ": no such model file");
+
+  std::string json = tempPath("alone.json");
+  writeFile(json, pirProgram());
+  EXPECT_FALSE(loadPaddleModel(json, "", program, error));
+  EXPECT_EQ(error, tempPath("alone.pdiparams") + ": the parameters file of " +
+                       json +
+                       " is missing (the program has 1 parameters; give it "
+                       "with --params=FILE)");
+  ::unlink(json.c_str());
 }
 
 } // namespace

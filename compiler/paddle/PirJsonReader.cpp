@@ -327,8 +327,14 @@ private:
     const Json &result = member(op, "O", where);
     int64_t id = intOf(member(result, "%", where + " result"), where);
     std::string what = where + " (parameter '" + name + "')";
+    // "OA" is [persistable, stop_gradient, trainable] (each 1 when the
+    // file has no "OA"). A non-persistable parameter (the dropout state of
+    // paddle.nn.LSTM) is not in .pdiparams.
+    bool persistable = true;
+    if (op.contains("OA") && op["OA"].is_array() && !op["OA"].empty())
+      persistable = intOf(op["OA"][0], what + " persistable flag") != 0;
     define(id, name, what);
-    addVar(name, member(result, "TT", what), true, what);
+    addVar(name, member(result, "TT", what), persistable, what);
   }
 
   void readOp(const Json &json, size_t index) {

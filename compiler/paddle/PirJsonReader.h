@@ -15,7 +15,10 @@
 //         optional operand). "OA" (stop_gradient, persistable) is training
 //         state and is ignored; "regions" means control flow (rejected).
 //   the parameter op, compressed: {"#": "p", "A": [is_distributed,
-//          is_parameter, need_clip, "parameter_name"], "O": VALUE, ...}
+//          is_parameter, need_clip, "parameter_name"], "O": VALUE,
+//          "OA": [persistable, stop_gradient, trainable]}; only persistable
+//          parameters are in .pdiparams (paddle.nn.LSTM's dropout state is
+//          a non-persistable one).
 //   VALUE {"%": id, "TT": TYPE}
 //   TYPE  {"#": "0.t_dtensor", "D": [ELEMENT, dims, layout, lod, offset]}
 //         | {"#": "0.t_vec", "D": [TYPE...]} | {"#": "NULL"};
@@ -33,7 +36,7 @@
 // named "%<id>", except that `builtin.parameter` results take the parameter
 // name and `pd_op.data` results their `name`; those two ops and
 // `pd_op.fetch` are dropped (feeds in data order, fetches by `col`). vars:
-// every dense tensor value (parameters persistable); vector values
+// every dense tensor value (persistable parameters persistable); vector values
 // (builtin.combine results, t_vec) get no Var. Attributes map onto AttrValue
 // as: a_bool -> bool; a_i32, a_i64, a_index -> int64_t; a_f32, a_f64 ->
 // double; a_str, a_tensorname, a_dtype, a_layout -> string; a_intarray ->
