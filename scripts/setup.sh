@@ -4,7 +4,9 @@
 # FlatBuffers, GoogleTest, ONNX; cpp-httplib and nlohmann/json for the
 # embedding example; CMake, pkg-config and binutils for the install test
 # of scripts/install.sh) and a Python venv with the pinned test
-# packages. Safe to run any number of times.
+# packages (scripts/requirements.txt: numpy, onnx, onnxruntime, pillow and
+# paddlepaddle, whose tests report SKIPPED without it). Safe to run any
+# number of times.
 #
 # Environment:
 #   KILN_CACHE  where the venv and Bazel's disk cache live
