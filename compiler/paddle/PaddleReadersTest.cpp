@@ -691,6 +691,10 @@ TEST(PirJsonReaderTest, RejectsMalformedFiles) {
   {"#": "1.if", "A": [], "I": [{"%": 4}], "O": [], "regions": []})"),
       "op #5 (pd_op.if) in block 0: has regions: control flow is not "
       "supported");
+  expectPirError(replaced(pirProgram(), "{\"#\": \"0.a_array\", \"D\": []}",
+                          "{\"#\": \"0.a_array\", \"D\": [{\"#\": "
+                          "\"0.a_array\", \"D\": []}]}"),
+                 "attribute 'empty' nests arrays, which is not supported");
   expectPirError(replaced(pirProgram(), "\"N\": \"col\"", "\"N\": \"column\""),
                  "pd_op.fetch needs an integer 'col'");
   expectPirError(replaced(pirProgram(), "\"D\": 0}, \"N\": \"col\"",

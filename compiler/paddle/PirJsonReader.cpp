@@ -143,8 +143,14 @@ AttrValue arrayValue(const Json &data, const std::string &what) {
   if (!data.is_array())
     fail(what + " is not an array");
   std::vector<AttrValue> elements;
-  for (const Json &element : data)
+  for (const Json &element : data) {
+    // Checked before recursing, so that no file can nest deeply enough to
+    // exhaust the stack.
+    if (element.is_object() && element.contains("#") &&
+        element["#"] == "0.a_array")
+      fail(what + " nests arrays, which is not supported");
     elements.push_back(attrValue(element, what + " element"));
+  }
   if (elements.empty())
     return std::vector<int64_t>{};
   size_t kind = elements.front().index();
