@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh test [bazel args]    replay the regressions and seeds, then
 #                                        fuzz each target KILN_FUZZ_SECONDS
 #                                        (default 20); what CI runs
-#   scripts/fuzz.sh build                build the four fuzzers
+#   scripts/fuzz.sh build                build the five fuzzers
 #   scripts/fuzz.sh run TARGET [args]    run one fuzzer on a copy of its seed
 #                                        corpus (under $KILN_CACHE/fuzz-corpus/)
 #                                        with libFuzzer's own arguments, e.g.
@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$repo_root"
 
 fuzzers=(artifact_loader_fuzzer npy_reader_fuzzer tensor_proto_reader_fuzzer
-         onnx_importer_fuzzer)
+         onnx_importer_fuzzer paddle_readers_fuzzer)
 # One output base per clone, like Bazel's own (keyed by the clone's path),
 # chosen without asking the normal Bazel server (which may be busy).
 fuzz_output_base="$kiln_cache/bazel-fuzz/$(printf %s "$repo_root" | md5sum | cut -c1-32)"

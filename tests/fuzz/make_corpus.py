@@ -2,7 +2,7 @@
 
 Usage: make_corpus.py --kilnc bazel-bin/tools/kilnc/kilnc [--out tests/fuzz/corpus]
 
-Run it with the test venv's Python (numpy, onnx) after a format change: the
+Run it with the test venv's Python (numpy, onnx, paddle) after a format change: the
 artifact seeds must be current artifacts or the loader fuzzer spends its time
 on the version check. Every seed is small (a few KB) so that the committed
 corpus stays small and each execution stays fast.
@@ -73,6 +73,57 @@ def write_tensor_seeds(out: pathlib.Path):
         (pb / f"{name}.pb").write_bytes(tensor.SerializeToString())
 
 
+# A small Paddle model (conv, batch norm, relu, mean, linear) saved by
+# paddle.jit.save; run in a child process per form (Paddle picks PIR or the
+# legacy IR at import).
+PADDLE_TOY = """
+import sys, paddle
+paddle.seed(0)
+class Toy(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = paddle.nn.Conv2D(3, 4, 3)
+        self.bn = paddle.nn.BatchNorm2D(4)
+        self.fc = paddle.nn.Linear(4, 2)
+    def forward(self, x):
+        y = paddle.nn.functional.relu(self.bn(self.conv(x)))
+        return self.fc(paddle.mean(y, axis=[2, 3]))
+toy = Toy()
+toy.eval()
+paddle.jit.save(toy, sys.argv[1], input_spec=[
+    paddle.static.InputSpec([None, 3, 8, 8], "float32", "x")])
+"""
+
+
+def write_paddle_seeds(out: pathlib.Path):
+    """paddle_readers_fuzzer: the first byte picks the reader (0 ProgramDesc,
+    1 PIR JSON, 2 .pdiparams with the next byte mod 16 as the parameter
+    count)."""
+    import os
+    import sys
+    import tempfile
+    seeds = out / "paddle_readers_fuzzer"
+    seeds.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for form, pir in (("pdmodel", "0"), ("pir", "1")):
+            prefix = os.path.join(scratch, form, "model")
+            env = dict(os.environ, FLAGS_enable_pir_api=pir, GLOG_minloglevel="2")
+            # dy2static reads the forward's source: run it from a file.
+            script = os.path.join(scratch, "toy.py")
+            pathlib.Path(script).write_text(PADDLE_TOY)
+            subprocess.run([sys.executable, script, prefix], env=env, check=True)
+            model = prefix + (".json" if form == "pir" else ".pdmodel")
+            with open(model, "rb") as f:
+                (seeds / f"toy_{form}").write_bytes(bytes([0 if form == "pdmodel" else 1]) + f.read())
+            if form == "pir":
+                with open(prefix + ".pdiparams", "rb") as f:
+                    params = f.read()
+                # The toy's 8 parameters, and a count of 3 (too many
+                # records for the program).
+                (seeds / "toy_params").write_bytes(bytes([2, 8]) + params)
+                (seeds / "toy_params_count3").write_bytes(bytes([2, 3]) + params)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -94,6 +145,7 @@ def main():
         shutil.copyfile(REPO / model, onnx_dir / pathlib.Path(model).name)
 
     write_tensor_seeds(out)
+    write_paddle_seeds(out)
 
 
 if __name__ == "__main__":
