@@ -638,15 +638,6 @@ TEST(PirJsonReaderTest, ReadsAProgram) {
   EXPECT_EQ(paramFileOrder(program), (std::vector<std::string>{"conv.w"}));
 }
 
-void expectPirError(const std::string &text, const std::string &expected) {
-  Program program;
-  std::string error;
-  EXPECT_FALSE(parsePir(text, program, error)) << expected;
-  EXPECT_NE(error.find(expected), std::string::npos)
-      << "error: " << error << "\nexpected: " << expected;
-  EXPECT_EQ(error.rfind("m.json: ", 0), 0u) << error;
-}
-
 std::string replaced(std::string text, const std::string &from,
                      const std::string &to) {
   size_t at = text.find(from);
@@ -654,6 +645,35 @@ std::string replaced(std::string text, const std::string &from,
   if (at != std::string::npos)
     text.replace(at, from.size(), to);
   return text;
+}
+
+TEST(PirJsonReaderTest, UncompressedParameterOp) {
+  std::string text = replaced(pirProgram(),
+                              R"({"#": "p", "A": [0, 1, 1, "state"], "DA": [],
+   "O": {"%": 2, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_ui8"}, [], "NCHW", [], 0]}},
+   "OA": [0, 1, 0], "QA": []})",
+                              R"({"#": "0.parameter", "I": [],
+   "A": [{"N": "parameter_name", "AT": {"#": "0.a_str", "D": "state"}}],
+   "O": [{"%": 2, "TT": {"#": "0.t_dtensor",
+         "D": [{"#": "0.t_ui8"}, [], "NCHW", [], 0]}}],
+   "OA": [{"N": "persistable", "AT": {"#": "0.a_array",
+           "D": [{"#": "0.a_bool", "D": false}]}}]})");
+  Program program;
+  std::string error;
+  ASSERT_TRUE(parsePir(text, program, error)) << error;
+  EXPECT_EQ(program.ops.size(), 2u);
+  EXPECT_FALSE(program.vars.at("state").persistable);
+  EXPECT_EQ(paramFileOrder(program), (std::vector<std::string>{"conv.w"}));
+}
+
+void expectPirError(const std::string &text, const std::string &expected) {
+  Program program;
+  std::string error;
+  EXPECT_FALSE(parsePir(text, program, error)) << expected;
+  EXPECT_NE(error.find(expected), std::string::npos)
+      << "error: " << error << "\nexpected: " << expected;
+  EXPECT_EQ(error.rfind("m.json: ", 0), 0u) << error;
 }
 
 TEST(PirJsonReaderTest, RejectsMalformedFiles) {

@@ -390,6 +390,31 @@ private:
       }
     }
 
+    if (op.type == "builtin.parameter") {
+      // The uncompressed form of "p" (files written without the
+      // compression): the name is an attribute, persistable an "OA" entry.
+      auto it = op.attrs.find("parameter_name");
+      if (it == op.attrs.end() ||
+          !std::holds_alternative<std::string>(it->second))
+        fail(where + ": builtin.parameter needs a string 'parameter_name'");
+      if (results.size() != 1)
+        fail(where + ": builtin.parameter needs one result");
+      const std::string &name = std::get<std::string>(it->second);
+      std::string what = where + " (parameter '" + name + "')";
+      bool persistable = true;
+      if (json.contains("OA") && json["OA"].is_array())
+        for (const Json &attr : json["OA"])
+          if (attr.is_object() && attr.value("N", "") == "persistable") {
+            AttrValue flags = attrValue(member(attr, "AT", what), what);
+            if (auto *list = std::get_if<std::vector<bool>>(&flags))
+              persistable = list->empty() || list->front();
+            else if (auto *flag = std::get_if<bool>(&flags))
+              persistable = *flag;
+          }
+      define(intOf(member(results[0], "%", what), what), name, what);
+      addVar(name, member(results[0], "TT", what), persistable, what);
+      return;
+    }
     if (op.type == "pd_op.data") {
       auto it = op.attrs.find("name");
       if (it == op.attrs.end() ||

@@ -18,7 +18,9 @@
 //          is_parameter, need_clip, "parameter_name"], "O": VALUE,
 //          "OA": [persistable, stop_gradient, trainable]}; only persistable
 //          parameters are in .pdiparams (paddle.nn.LSTM's dropout state is
-//          a non-persistable one).
+//          a non-persistable one). The uncompressed form, "0.parameter"
+//          with a `parameter_name` attribute and a `persistable` entry in
+//          "OA", is read the same way.
 //   VALUE {"%": id, "TT": TYPE}
 //   TYPE  {"#": "0.t_dtensor", "D": [ELEMENT, dims, layout, lod, offset]}
 //         | {"#": "0.t_vec", "D": [TYPE...]} | {"#": "NULL"};
