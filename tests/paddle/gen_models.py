@@ -35,6 +35,7 @@ Usage:
     --batch       the batch of the inputs (default 1); the saved programs
                   declare the batch as -1 (dynamic), as Paddle exports do,
                   unless --static-batch is given
+    --timeout     seconds allowed per form (default 600)
 
 Each form runs in a child process of its own, because Paddle chooses PIR or
 the legacy IR when it is imported (FLAGS_enable_pir_api).
@@ -234,6 +235,7 @@ def generate(args):
     if form == "pdmodel":
         patch_matmul_for_legacy_ir(paddle)
     for name in args.models:
+        print(f"gen_models: building {name} ({form})", flush=True)
         paddle.seed(SEED)
         np.random.seed(SEED)
         layer, kind = build_model(name, paddle)
@@ -294,6 +296,8 @@ def main():
     parser.add_argument("--image-size", type=int, default=64)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--static-batch", action="store_true")
+    parser.add_argument("--timeout", type=int, default=600,
+                        help="seconds per form (default 600)")
     parser.add_argument("--form", help=argparse.SUPPRESS)  # child process
     args = parser.parse_args()
     args.models = [m for m in args.models.split(",") if m]
@@ -313,13 +317,21 @@ def main():
         env["FLAGS_enable_pir_api"] = "1" if form == "pir" else "0"
         # Paddle's own logging (glog) stays quiet unless something fails.
         env.setdefault("GLOG_minloglevel", "2")
+        # One thread: the models are small, and OpenMP threads that spin
+        # while waiting make a loaded machine (tests run in parallel) crawl.
+        env.setdefault("OMP_NUM_THREADS", "1")
         command = [sys.executable, os.path.abspath(__file__), "--form", form,
                    "--out", args.out, "--models", ",".join(args.models),
                    "--image-size", str(args.image_size),
                    "--batch", str(args.batch)]
         if args.static_batch:
             command.append("--static-batch")
-        subprocess.run(command, env=env, check=True)
+        try:
+            subprocess.run(command, env=env, check=True,
+                           timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"gen_models.py: the {form} form took more than "
+                     f"{args.timeout} s (see the last 'building' line)")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ set -euo pipefail
 dump="$1" gen="$2" check="$3"
 
 source "$(dirname "${BASH_SOURCE[0]}")/../venv_python.sh"
+echo "readers_models: checking that $python imports paddle"
 source "$(dirname "${BASH_SOURCE[0]}")/paddle_available.sh"
 
 out="${TEST_TMPDIR:-$(mktemp -d)}/paddle_models"
-"$python" "$gen" --out "$out"
+"$python" "$gen" --out "$out" --timeout 360
 exec "$python" "$check" --dump "$dump" --models-dir "$out"
