@@ -46,6 +46,7 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 
 ALL_MODELS = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "transformer",
               "lstm"]
@@ -306,8 +307,19 @@ def main():
             parser.error(f"unknown model '{model}' "
                          f"(known: {', '.join(ALL_MODELS)})")
     if args.form:
-        generate(args)
-        return
+        # paddlepaddle 3.3.1 can abort in its exit handlers ("double free or
+        # corruption"), and its signal handler then deadlocks in malloc: the
+        # process hangs instead of exiting. A process that imported paddle
+        # therefore leaves through os._exit once its files are written.
+        status = 0
+        try:
+            generate(args)
+        except BaseException:  # noqa: B036 - reported, then the status
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     forms = [f for f in args.forms.split(",") if f]
     for form in forms:
         if form not in ALL_FORMS:
