@@ -415,6 +415,16 @@ int Inspect(const Options& o) {
     else if (st.kind == StepInfo::Kind::kCustomCall)
       std::printf("  %zu: custom call %s (node '%s')  %s\n", i, st.custom_op.c_str(),
                   st.node.c_str(), st.label.c_str());
+    else if (st.kind == StepInfo::Kind::kLibraryCall)
+      std::printf("  %zu: library call %s.%s (node '%s') batch %llu, m %llu, n %llu, k %llu%s%s, "
+                  "epilogue %s  %s\n",
+                  i, st.library.c_str(), st.function.c_str(), st.node.c_str(),
+                  static_cast<unsigned long long>(st.gemm.batch),
+                  static_cast<unsigned long long>(st.gemm.m),
+                  static_cast<unsigned long long>(st.gemm.n),
+                  static_cast<unsigned long long>(st.gemm.k), st.gemm.transpose_a ? ", A^T" : "",
+                  st.gemm.transpose_b ? ", B^T" : "", GemmEpilogueName(st.gemm.epilogue),
+                  st.label.c_str());
     else
       std::printf("  %zu: dispatch %s [%u,%u,%u]  %s\n", i,
                   d.executables[st.executable].kernels[st.kernel].name.c_str(), st.workgroups[0],

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/elf_needed.h"
+#include "runtime/testing/gpu_test_artifacts.h"
 #include "runtime/testing/test_artifacts.h"
 #include "tools/kiln/kiln_test_util.h"
 #include "tools/kiln/tensor_files.h"
@@ -68,6 +69,20 @@ TEST_F(KilnToolTest, RunWithPackedFloatDataAndRandomInputs) {
     EXPECT_GE(v, -2.0f);
     EXPECT_LE(v, 2.0f);
   }
+}
+
+// A cuda plan with a LibraryCall step and no kernel (what kilnc
+// --target=cuda writes for a lone GEMM): each step says what it calls.
+TEST_F(KilnToolTest, InspectLibraryCall) {
+  GemmModel g = MakeGemmModel(2, 3, 4, 5, true, false, GemmInfo::Epilogue::kBiasRelu, 1, 0, false);
+  std::string path = TempPath("gemm.kiln");
+  ASSERT_TRUE(WriteFileBytes(path, g.bytes));
+  CommandResult r = RunKiln("inspect " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("0: library call cublasLt.matmul (node 'MatMul_0') batch 2, m 3, n 4, "
+                          "k 5, A^T, epilogue bias+relu  gemm_0: matmul"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(KilnToolTest, Inspect) {
