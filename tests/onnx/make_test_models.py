@@ -799,6 +799,32 @@ def qoperator():
          "quant_uint8_pad_default.onnx", check=False)
 
 
+def gpu_kernels():
+    """One input, one output per kind of CUDA kernel (tests/lit/cuda): a
+    softmax and a layer norm over rows of 256, a column sum (reduction over
+    the outer axis), a row max, a transpose and an elementwise chain whose
+    element count is a multiple of 4 (vector loads)."""
+    x = vi("x", F, [64, 256])
+    n = [helper.make_node("Softmax", ["x"], ["softmax"], axis=-1, name="softmax"),
+         helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["layer_norm"],
+                          axis=-1, epsilon=1e-5, name="layer_norm"),
+         helper.make_node("ReduceSum", ["x", "axes0"], ["column_sum"], keepdims=0,
+                          name="column_sum"),
+         helper.make_node("ReduceMax", ["x"], ["row_max"], axes=[1], keepdims=0,
+                          name="row_max"),
+         helper.make_node("Transpose", ["x"], ["transposed"], perm=[1, 0], name="transpose"),
+         helper.make_node("Add", ["x", "one"], ["t0"], name="add"),
+         helper.make_node("Mul", ["t0", "half"], ["t1"], name="mul"),
+         helper.make_node("Exp", ["t1"], ["chain"], name="exp")]
+    inits = [const("gamma", rand(256, seed=1)), const("beta", rand(256, seed=2)),
+             const("axes0", np.array([0], np.int64)),
+             const("one", np.array(1.0, np.float32)), const("half", np.array(0.5, np.float32))]
+    save(model(n, [x], [vi("softmax", F, [64, 256]), vi("layer_norm", F, [64, 256]),
+                        vi("column_sum", F, [256]), vi("row_max", F, [64]),
+                        vi("transposed", F, [256, 64]), vi("chain", F, [64, 256])], inits),
+         "gpu_kernels.onnx")
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -824,6 +850,7 @@ def main():
     frontend_breadth()
     quantized()
     qoperator()
+    gpu_kernels()
 
 
 if __name__ == "__main__":

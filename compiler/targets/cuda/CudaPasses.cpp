@@ -4,8 +4,13 @@
 // alone (no CUDA toolkit needed: it stops at NVVM).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/targets/cuda/CudaArch.h"
 #include "compiler/targets/cuda/CudaBackend.h"
 #include "compiler/targets/cuda/GpuKernelCodegen.h"
+#include "compiler/targets/cuda/PtxEmitter.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln::cuda {
@@ -43,7 +49,7 @@ public:
     }
     configureDispatches(module, blockSize);
     FailureOr<SmallVector<GpuKernelInfo>> kernels =
-        generateKernels(module, chip);
+        generateKernels(module, chip, {stopAtLaunch, skipContractions});
     if (failed(kernels))
       return signalPassFailure();
     Builder builder(module.getContext());
@@ -56,9 +62,39 @@ public:
                    "grid", builder.getDenseI64ArrayAttr(k.kernel.workgroups)),
                builder.getNamedAttr("block",
                                     builder.getDenseI64ArrayAttr(k.block)),
-               builder.getNamedAttr("entry",
-                                    builder.getStringAttr(k.entry))})));
+               builder.getNamedAttr("entry", builder.getStringAttr(k.entry)),
+               builder.getNamedAttr("shared_memory", builder.getI64IntegerAttr(
+                                                         k.sharedMemoryBytes)),
+               builder.getNamedAttr("shape",
+                                    builder.getStringAttr(k.shape))})));
     module->setAttr("kiln.gpu_launches", builder.getDictionaryAttr(launches));
+    if (!ptxDir.empty() && failed(writePtx(module)))
+      return signalPassFailure();
+  }
+
+  // Serializes every gpu.module (as kilnc does) and writes
+  // <ptx-dir>/<module>.ptx, for tests that run ptxas on each.
+  LogicalResult writePtx(ModuleOp module) {
+    std::string error;
+    std::optional<CudaToolkit> toolkit = findCudaToolkit(error);
+    if (!toolkit)
+      return module.emitError(error);
+    FailureOr<std::vector<PtxModule>> ptx = emitPtx(module, toolkit->root);
+    if (failed(ptx))
+      return failure();
+    if (std::error_code ec = llvm::sys::fs::create_directories(ptxDir))
+      return module.emitError("cannot create ")
+             << ptxDir << ": " << ec.message();
+    for (const PtxModule &m : *ptx) {
+      std::string path = ptxDir + "/" + m.name + ".ptx";
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (ec)
+        return module.emitError("cannot write ")
+               << path << ": " << ec.message();
+      os << m.ptx;
+    }
+    return success();
   }
 };
 

@@ -10,15 +10,21 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/GpuKernelCodegen.h"
 
+#include "compiler/targets/cuda/GpuDataMovement.h"
+#include "compiler/targets/cuda/GpuKernelEmitter.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -28,16 +34,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <numeric>
-
 namespace mlir::kiln::cuda {
 
 namespace {
 
 constexpr StringLiteral kBlockSizeKey = "block_size";
-
-// Warp size: blocks are a whole number of warps.
-constexpr int64_t kWarp = 32;
 
 int64_t configuredBlockSize(func::FuncOp func) {
   if (auto config = func->getAttrOfType<DictionaryAttr>(kLoweringConfigAttr))
@@ -54,91 +55,51 @@ std::string describeOp(Operation &op) {
   return name;
 }
 
-// Why this slice cannot generate `func`, or "" when it can.
+// Why `func` (after the data-movement rewrites and fusion) cannot become a
+// generated kernel, or "" when it can; the emitter may still refuse it.
 std::string unsupportedReason(func::FuncOp func) {
-  SmallVector<linalg::GenericOp> generics;
-  SmallVector<Operation *> fills;
-  for (Operation &op : func.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp>(op))
-      continue;
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      if (!isa<ShapedType>(constant.getType()))
-        continue;
-      return "root " + describeOp(op) + " (a tensor constant)";
-    }
-    if (isa<linalg::FillOp>(op)) {
-      // The initial value of a contraction or reduction: not the root.
-      fills.push_back(&op);
-      continue;
-    }
-    auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (!generic || generic.getNumReductionLoops() != 0)
-      return "root " + describeOp(op);
-    generics.push_back(generic);
-  }
-  if (!fills.empty())
-    return "root " + describeOp(*fills.front());
-  if (generics.size() != 1)
-    return "root " + std::to_string(generics.size()) +
-           " linalg.generic[parallel] loop nests (one kernel per dispatch "
-           "so far)";
-  linalg::GenericOp generic = generics.front();
-  if (generic.getNumLoops() == 0)
-    return "root linalg.generic[parallel] of rank 0";
-  if (!generic.hasPureTensorSemantics() ||
-      !llvm::all_of(generic.getDpsInits(), [](Value init) {
-        return init.getDefiningOp<tensor::EmptyOp>();
-      }))
-    return "root linalg.generic[parallel] that updates a tensor in place";
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  if (ret.getOperands() != ValueRange(generic->getResults()))
-    return "root linalg.generic[parallel] whose results are not returned "
-           "as they are";
   for (Type t : func.getFunctionType().getInputs())
     if (!cast<ShapedType>(t).hasStaticShape())
       return "a dynamic shape";
-  return "";
+  for (Type t : func.getFunctionType().getResults())
+    if (!cast<ShapedType>(t).hasStaticShape())
+      return "a dynamic shape";
+  std::string reason;
+  func.walk([&](Operation *op) {
+    if (!reason.empty())
+      return WalkResult::interrupt();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (isContractionLike(linalgOp)) {
+        reason = "root " + describeOp(*op) +
+                 " (a contraction: becomes a cuBLASLt library call, not a "
+                 "generated kernel)";
+        return WalkResult::interrupt();
+      }
+      if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+        reason = "root " + describeOp(*op);
+      return WalkResult::advance();
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (isa<ShapedType>(constant.getType()))
+        reason = "root " + describeOp(*op) + " (a tensor constant)";
+      return WalkResult::advance();
+    }
+    if (isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp, tensor::ExtractOp, func::FuncOp,
+            func::ReturnOp, linalg::YieldOp, linalg::IndexOp>(op))
+      return WalkResult::advance();
+    if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+      return WalkResult::advance();
+    reason = "root " + describeOp(*op);
+    return WalkResult::interrupt();
+  });
+  return reason;
 }
 
 uint64_t byteSize(Type type) {
   auto shaped = cast<ShapedType>(type);
   unsigned bits = shaped.getElementTypeBitWidth();
   return uint64_t(shaped.getNumElements()) * std::max(1u, (bits + 7) / 8);
-}
-
-// Collapses every top-level scf.parallel of `func` to one dimension (the
-// innermost dim varies fastest, so neighbouring threads touch neighbouring
-// elements) and tiles it by the block size: the outer loop becomes the
-// grid, the inner one the threads of a block.
-void tileForBlocks(func::FuncOp func, int64_t blockSize) {
-  IRRewriter rewriter(func.getContext());
-  SmallVector<scf::ParallelOp> loops(func.getBody().getOps<scf::ParallelOp>());
-  // Elements per loop nest (bounds are static: 0 to N by 1).
-  SmallVector<std::optional<int64_t>> elements;
-  for (scf::ParallelOp loop : loops) {
-    std::optional<int64_t> product = 1;
-    for (Value bound : loop.getUpperBound()) {
-      std::optional<int64_t> n = getConstantIntValue(bound);
-      product = n && product ? std::optional<int64_t>(*product * *n)
-                             : std::nullopt;
-    }
-    elements.push_back(product);
-    if (loop.getNumLoops() > 1) {
-      std::vector<unsigned> all(loop.getNumLoops());
-      std::iota(all.begin(), all.end(), 0u);
-      rewriter.setInsertionPoint(loop);
-      collapseParallelLoops(rewriter, loop, {all});
-    }
-  }
-  loops.assign(func.getBody().getOps<scf::ParallelOp>().begin(),
-               func.getBody().getOps<scf::ParallelOp>().end());
-  for (auto [loop, count] : llvm::zip(loops, elements)) {
-    // Small tensors get one block of just enough whole warps.
-    int64_t block = blockSize;
-    if (count)
-      block = std::min(block, (*count + kWarp - 1) / kWarp * kWarp);
-    scf::tileParallelLoop(loop, {block}, /*noMinMaxBounds=*/true);
-  }
 }
 
 // Outlining passes the values a launch uses in the order it first meets
@@ -166,40 +127,51 @@ void configureDispatches(ModuleOp dispatches, int64_t blockSize) {
                         kBlockSizeKey, builder.getI64IntegerAttr(blockSize))));
 }
 
-FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
-                                                     StringRef chip) {
+FailureOr<SmallVector<GpuKernelInfo>>
+generateKernels(ModuleOp dispatches, StringRef chip,
+                const GenerateOptions &options) {
   MLIRContext *context = dispatches.getContext();
-  {
-    // Elementwise chains become one generic, splat constants fold into it.
+  // Twice: fusion makes new generics whose gathers fuse, and the other
+  // way round.
+  for (int round = 0; round < 2; ++round) {
+    for (auto func : dispatches.getOps<func::FuncOp>())
+      if (func->hasAttr("kiln.dispatch"))
+        rewriteDataMovement(func);
+    // Elementwise chains (and the gathers above) become one generic,
+    // splat constants fold into it.
     PassManager pm(context);
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
     pm.addPass(createCanonicalizerPass());
     if (failed(pm.run(dispatches)))
       return failure();
   }
+  for (auto func : dispatches.getOps<func::FuncOp>())
+    if (func->hasAttr("kiln.dispatch"))
+      separateFills(func);
 
+  // Dispatches that cannot be generated are taken out of the module (their
+  // reasons kept, in dispatch order) so that every other one is still
+  // tried: the error names them all at once.
   SmallVector<func::FuncOp> funcs;
-  std::string unsupported;
-  int unsupportedCount = 0;
-  for (auto func : dispatches.getOps<func::FuncOp>()) {
+  SmallVector<std::pair<std::string, std::string>> refused;
+  int total = 0, skipped = 0;
+  for (auto func :
+       llvm::make_early_inc_range(dispatches.getOps<func::FuncOp>())) {
     if (!func->hasAttr("kiln.dispatch"))
       continue;
-    funcs.push_back(func);
+    ++total;
     std::string reason = unsupportedReason(func);
-    if (reason.empty())
+    if (reason.empty()) {
+      funcs.push_back(func);
       continue;
-    ++unsupportedCount;
-    unsupported += "\n  " + func.getName().str() + ": " + reason;
+    }
+    if (!(options.skipContractions &&
+          StringRef(reason).contains("(a contraction")))
+      refused.push_back({func.getName().str(), reason});
+    else
+      ++skipped;
+    func.erase();
   }
-  if (unsupportedCount)
-    // Not dispatches.emitError(): that would print the whole module.
-    return mlir::emitError(dispatches.getLoc())
-           << "the cuda target cannot generate " << unsupportedCount << " of "
-           << funcs.size()
-           << " dispatches yet (this slice generates elementwise and "
-              "broadcast dispatches only; contractions will become cuBLASLt "
-              "plan steps; kilnc --dump-dispatches names their ONNX nodes):"
-           << unsupported;
 
   // The plan's view of each kernel, from the tensor signature.
   SmallVector<GpuKernelInfo> table;
@@ -227,7 +199,6 @@ FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
     outParams.hoistStaticAllocs = true;
     outParams.modifyPublicFunctions = true;
     pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());
     if (failed(pm.run(dispatches)))
       return failure();
@@ -236,23 +207,64 @@ FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
     if (func.getNumResults() != 0 ||
         func.getNumArguments() != info.kernel.bindingCount)
       return func.emitOpError("did not bufferize to inputs then outputs");
-    tileForBlocks(func, configuredBlockSize(func));
+    std::string reason;
+    FailureOr<EmittedKernel> emitted =
+        emitKernel(func, configuredBlockSize(func), reason);
+    if (failed(emitted)) {
+      refused.push_back({func.getName().str(), reason});
+      continue;
+    }
+    info.sharedMemoryBytes = emitted->sharedMemoryBytes;
+    info.shape = emitted->shape;
+    info.kernel.workgroups[0] = emitted->grid;
+    info.block[0] = emitted->block;
   }
+  if (!refused.empty()) {
+    // Dispatch order: dispatch_2 before dispatch_10.
+    auto number = [](const std::string &name) {
+      size_t at = name.find_last_of('_');
+      int64_t n = 0;
+      if (at == std::string::npos ||
+          StringRef(name).substr(at + 1).getAsInteger(10, n))
+        return int64_t(-1);
+      return n;
+    };
+    llvm::stable_sort(refused, [&](const auto &a, const auto &b) {
+      return number(a.first) < number(b.first);
+    });
+    std::string list;
+    for (const auto &[name, reason] : refused)
+      list += "\n  " + name + ": " + reason;
+    // Not dispatches.emitError(): that would print the whole module.
+    return mlir::emitError(dispatches.getLoc())
+           << "the cuda target cannot generate " << refused.size() << " of "
+           << total
+           << " dispatches yet (contractions and convolutions will become "
+              "cuBLASLt plan steps; kilnc --dump-dispatches names their ONNX "
+              "nodes):"
+           << list;
+  }
+  (void)skipped;
   {
     PassManager pm(context);
-    pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
-    pm.addPass(createConvertParallelLoopToGpuPass());
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
     pm.addPass(createLowerAffinePass());
+    // The canonicalizer hoists constants out of the launch; back in.
     pm.addPass(createGpuLaunchSinkIndexComputationsPass());
     if (failed(pm.run(dispatches)))
       return failure();
   }
+  if (options.stopAtLaunch)
+    return table;
   for (func::FuncOp func : funcs)
     anchorBindingOrder(func);
   {
     PassManager pm(context);
     pm.addPass(createGpuKernelOutliningPass());
+    pm.addNestedPass<gpu::GPUModuleOp>(
+        memref::createExpandStridedMetadataPass());
+    pm.addNestedPass<gpu::GPUModuleOp>(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
     GpuNVVMAttachTargetOptions target;
     target.chip = chip.str();
@@ -265,6 +277,15 @@ FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
     if (failed(pm.run(dispatches)))
       return failure();
   }
+  // The NVVM lowering declares dynamic shared memory as an internal
+  // zero-length array, which the NVPTX backend "demotes" to a one-byte
+  // static .shared variable; an external declaration is PTX's
+  // `.extern .shared .b8 name[]`, the block's dynamic shared memory.
+  dispatches.walk([](LLVM::GlobalOp global) {
+    if (global.getAddrSpace() == 3 &&
+        global.getSymName().starts_with("__dynamic_shmem__"))
+      global.setLinkage(LLVM::Linkage::External);
+  });
 
   for (auto [func, info] : llvm::zip(funcs, table)) {
     SmallVector<gpu::LaunchFuncOp> launches;
@@ -290,7 +311,6 @@ FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
     }
     info.entry = launch.getKernelName().str();
     info.module = launch.getKernelModuleName().str();
-    info.sharedMemoryBytes = 0;
   }
   return table;
 }

@@ -17,7 +17,8 @@ struct GpuKernelInfo {
   std::string entry;  // the gpu.func (PTX .entry) name
   std::string module; // the gpu.module holding it
   int64_t block[3] = {1, 1, 1};
-  uint32_t sharedMemoryBytes = 0;
+  uint32_t sharedMemoryBytes = 0; // dynamic shared memory of the launch
+  std::string shape; // the emitter's kernel shape (GpuKernelEmitter.h)
 };
 
 // Attaches `kiln.lowering_config = {block_size = N}` to every dispatch
@@ -26,10 +27,21 @@ void configureDispatches(ModuleOp dispatches, int64_t blockSize);
 
 // Rewrites every configured dispatch function into a host function with
 // one gpu.launch_func and a gpu.module holding its NVVM kernel (chip:
-// the #nvvm.target architecture). Dispatches this slice cannot generate
-// fail the whole module with one error naming each and its root op.
-FailureOr<SmallVector<GpuKernelInfo>> generateKernels(ModuleOp dispatches,
-                                                     StringRef chip);
+// the #nvvm.target architecture). Dispatches it cannot generate (a
+// contraction, a convolution, a dynamic shape, ...) fail the whole module
+// with one error naming each and why.
+struct GenerateOptions {
+  // Leave each dispatch as a function holding its gpu.launch (before
+  // outlining and NVVM; the table's entry and module are then empty).
+  bool stopAtLaunch = false;
+  // Drop contraction dispatches from the module instead of refusing them
+  // (kiln-opt, so that tests reach the other kernels of a model whose
+  // GEMMs are not library calls yet).
+  bool skipContractions = false;
+};
+FailureOr<SmallVector<GpuKernelInfo>>
+generateKernels(ModuleOp dispatches, StringRef chip,
+                const GenerateOptions &options = {});
 
 } // namespace mlir::kiln::cuda
 

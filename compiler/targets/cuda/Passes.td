@@ -11,8 +11,7 @@
 include "mlir/Pass/PassBase.td"
 
 def CudaCodegen : Pass<"kiln-cuda-codegen", "::mlir::ModuleOp"> {
-  let summary = "Generate NVVM kernels (gpu.module) from elementwise dispatch "
-                "functions";
+  let summary = "Generate NVVM kernels (gpu.module) from dispatch functions";
   let description = [{
     Expects a module holding only `kiln.dispatch` functions (the output of
     `kiln-form-dispatches` without the host function). Dispatches without a
@@ -41,13 +40,24 @@ def CudaCodegen : Pass<"kiln-cuda-codegen", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
   ];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "The PTX target architecture (the lowest of --cuda-arch)">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block for dispatches without a lowering config">,
+    Option<"stopAtLaunch", "stop-at-launch", "bool", /*default=*/"false",
+           "Stop once each dispatch holds its gpu.launch (before outlining "
+           "and NVVM): shows the kernels' structure">,
+    Option<"skipContractions", "skip-contractions", "bool",
+           /*default=*/"false",
+           "Drop contraction dispatches (cuBLASLt's) instead of refusing "
+           "them, to reach a model's other kernels">,
+    Option<"ptxDir", "ptx-dir", "std::string", /*default=*/"",
+           "Also serialize each kernel module to PTX (libdevice from the "
+           "CUDA toolkit) and write <ptx-dir>/<module>.ptx">,
   ];
 }
 

@@ -19,7 +19,7 @@ func.func @dispatch_0(%a: tensor<64x300xf32>, %b: tensor<300xf32>) -> tensor<64x
   return %r : tensor<64x300xf32>
 }
 
-// CHECK: module attributes {gpu.container_module, kiln.gpu_launches = {dispatch_0 = {block = array<i64: 256, 1, 1>, entry = "dispatch_0_kernel", grid = array<i64: 75, 1, 1>}
+// CHECK: module attributes {gpu.container_module, kiln.gpu_launches = {dispatch_0 = {block = array<i64: 256, 1, 1>, entry = "dispatch_0_kernel", grid = array<i64: 75, 1, 1>, shape = "flat", shared_memory = 0 : i64}
 // CHECK: func.func @dispatch_0(%[[A:.*]]: memref<64x300xf32>, %[[B:.*]]: memref<300xf32>, %[[OUT:.*]]: memref<64x300xf32>)
 // CHECK-SAME: kiln.lowering_config = {block_size = 256 : i64}
 // CHECK-DAG: %[[C75:.*]] = arith.constant 75 : index
@@ -40,7 +40,8 @@ func.func @dispatch_0(%a: tensor<64x300xf32>, %b: tensor<300xf32>) -> tensor<64x
 // -----
 
 // Six elements get one block of one warp; a set lowering config is kept
-// (here block_size 64 for a 4x100 tensor: 7 blocks).
+// (here block_size 64 for a 4x100 tensor: 400 elements, 4 per thread with
+// vector loads, 100 threads: 2 blocks).
 
 func.func @dispatch_0(%a: tensor<2x3xf32>) -> tensor<2x3xf32> attributes {kiln.dispatch} {
   %e = tensor.empty() : tensor<2x3xf32>
@@ -63,8 +64,8 @@ func.func @dispatch_1(%a: tensor<4x100xi32>) -> tensor<4x100xi32> attributes {ki
 }
 
 // CHECK: // -----
-// CHECK: dispatch_0 = {block = array<i64: 32, 1, 1>, entry = "dispatch_0_kernel", grid = array<i64: 1, 1, 1>}
-// CHECK-SAME: dispatch_1 = {block = array<i64: 64, 1, 1>, entry = "dispatch_1_kernel", grid = array<i64: 7, 1, 1>}
+// CHECK: dispatch_0 = {block = array<i64: 32, 1, 1>, entry = "dispatch_0_kernel", grid = array<i64: 1, 1, 1>, shape = "flat", shared_memory = 0 : i64}
+// CHECK-SAME: dispatch_1 = {block = array<i64: 64, 1, 1>, entry = "dispatch_1_kernel", grid = array<i64: 2, 1, 1>, shape = "flat-vector4", shared_memory = 0 : i64}
 // CHECK: gpu.module @dispatch_0_kernel
 // CHECK: llvm.func @dispatch_0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-SAME: nvvm.maxntid = array<i32: 32, 1, 1>

@@ -1,4 +1,5 @@
-"""Writes each PTX module stored in a .kiln artifact to OUT_DIR/module_N.ptx.
+"""Writes each PTX module stored in a .kiln artifact to OUT_DIR/module_N.ptx
+and again as OUT_DIR/<entry>.ptx, named by its (first) kernel entry.
 
 Stdlib only (the lit tests run without the Python venv). A FlatBuffer
 [ubyte] vector is a little-endian u32 length followed by the bytes, and
@@ -26,6 +27,9 @@ def main():
         if len(ptx) != length or not ptx.rstrip().endswith(b"}") or b".entry" not in ptx:
             sys.exit("%s: PTX module at byte %d is not whole" % (sys.argv[1], at))
         with open(os.path.join(out_dir, "module_%d.ptx" % count), "wb") as f:
+            f.write(ptx)
+        entry = ptx[ptx.find(b".entry ") + len(b".entry "):].split(b"(")[0]
+        with open(os.path.join(out_dir, entry.decode() + ".ptx"), "wb") as f:
             f.write(ptx)
         count += 1
         at = data.find(BANNER, at + length)
