@@ -88,6 +88,11 @@ std::string unsupportedReason(func::FuncOp func) {
             tensor::CollapseShapeOp, tensor::ExtractOp, func::FuncOp,
             func::ReturnOp, linalg::YieldOp, linalg::IndexOp>(op))
       return WalkResult::advance();
+    // Sequential loops over tensors (TopK's passes, ScatterND's updates):
+    // the kernel runs them in one thread.
+    if (isa<scf::ForOp, scf::YieldOp, tensor::InsertOp, tensor::InsertSliceOp>(
+            op))
+      return WalkResult::advance();
     if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
       return WalkResult::advance();
     reason = "root " + describeOp(*op);
@@ -188,10 +193,20 @@ generateKernels(ModuleOp dispatches, StringRef chip,
     table.push_back(std::move(info));
   }
 
+  // Inputs are read-only bindings (weights, other steps' results, the
+  // caller's tensors): bufferization copies rather than updating one in
+  // place.
+  for (func::FuncOp func : funcs)
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttr(i, "bufferization.writable",
+                      BoolAttr::get(context, false));
   {
     PassManager pm(context);
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;
+    // TopK's and ScatterND's loops carry tensors they replace (serial
+    // kernels; their buffers become the thread's stack).
+    bufferize.allowReturnAllocsFromLoops = true;
     bufferize.functionBoundaryTypeConversion =
         bufferization::LayoutMapOption::IdentityLayoutMap;
     pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

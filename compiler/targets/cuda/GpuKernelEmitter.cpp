@@ -510,9 +510,80 @@ public:
 
 } // namespace
 
+// A dispatch that holds sequential loops of its own (scf.for over tensors:
+// TopK's selection passes, ScatterND's updates in order): one thread runs
+// the whole body, its linalg ops as loops, its intermediates on the
+// thread's stack. Correct, not fast; these dispatches are small.
+static FailureOr<EmittedKernel> emitSerial(func::FuncOp func,
+                                           std::string &reason) {
+  Block &body = func.getBody().front();
+  IRRewriter rewriter(func.getContext());
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    linalg::makeMemRefCopyOp(rewriter, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+    rewriter.eraseOp(copy);
+  }
+  SmallVector<linalg::LinalgOp> linalgOps;
+  func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+  for (linalg::LinalgOp op : linalgOps) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::linalgOpToLoops(rewriter, op))) {
+      reason = "a loop nest that does not lower to loops";
+      return failure();
+    }
+    rewriter.eraseOp(op);
+  }
+  int64_t stackBytes = 0;
+  SmallVector<memref::AllocOp> allocs;
+  SmallVector<memref::DeallocOp> deallocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  func.walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat()) {
+      reason = "a dynamic shape";
+      return failure();
+    }
+    stackBytes +=
+        type.getNumElements() * std::max(1u, type.getElementTypeBitWidth() / 8);
+    rewriter.setInsertionPoint(alloc);
+    rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, type);
+  }
+  for (memref::DeallocOp dealloc : deallocs)
+    rewriter.eraseOp(dealloc);
+  if (stackBytes > 16 * 1024) {
+    reason = "sequential loops with " + std::to_string(stackBytes) +
+             " bytes of intermediates (more than the 16 KiB a thread may "
+             "keep)";
+    return failure();
+  }
+  Operation *terminator = body.getTerminator();
+  OpBuilder b(terminator);
+  Location loc = func.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+  Block &launchBody = launch.getBody().front();
+  b.setInsertionPointToStart(&launchBody);
+  Operation *launchTerminator = gpu::TerminatorOp::create(b, loc);
+  launchBody.getOperations().splice(launchTerminator->getIterator(),
+                                    body.getOperations(), body.begin(),
+                                    one.getDefiningOp()->getIterator());
+  EmittedKernel kernel;
+  kernel.grid = 1;
+  kernel.block = 1;
+  kernel.shape = "serial";
+  return kernel;
+}
+
 FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
                                     std::string &reason) {
   MLIRContext *context = func.getContext();
+  if (llvm::any_of(func.getBody().front(),
+                   [](Operation &op) { return isa<scf::ForOp>(op); }))
+    return emitSerial(func, reason);
   Block &body = func.getBody().front();
   Location loc = func.getLoc();
   IRRewriter rewriter(context);
@@ -617,8 +688,13 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
     return failure();
   }
 
-  // Intermediates are read and written only by the nests, directly.
-  SmallVector<memref::AllocOp> allocs(body.getOps<memref::AllocOp>());
+  // Intermediates (buffers a nest writes; an unwritten one is a window
+  // shape that pooling reads nothing from) are read and written only by
+  // the nests, directly.
+  SmallVector<memref::AllocOp> allocs;
+  for (memref::AllocOp alloc : body.getOps<memref::AllocOp>())
+    if (written.count(alloc.getResult()))
+      allocs.push_back(alloc);
   for (memref::AllocOp alloc : allocs)
     for (Operation *user : alloc->getUsers())
       if (!isa<linalg::GenericOp>(user) ||
@@ -670,6 +746,7 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
   if (rows == std::numeric_limits<int64_t>::max())
     rows = 0;
 
+  // Nests that neither read nor write what another nest writes.
   bool independent = allocs.empty();
   for (auto [k, nest] : llvm::enumerate(nests)) {
     if (!independent)
@@ -810,12 +887,15 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
         reserve(std::max<int64_t>(1, product(slice)), element), slice};
   }
   DenseMap<Type, SharedBuffer> scratch;
+  SmallVector<Type> scratchOrder;
   if (shape == Shape::Rows)
     for (const Nest &nest : nests)
       if (Operation *combiner = blockCombiner(nest, rows)) {
         Type t = combiner->getResult(0).getType();
-        if (!scratch.count(t))
+        if (!scratch.count(t)) {
           scratch[t] = reserve(kWarp, t);
+          scratchOrder.push_back(t);
+        }
       }
   if (sharedBytes > kMaxSharedBytes) {
     reason = "intermediates of " + std::to_string(sharedBytes) +
@@ -856,10 +936,13 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
           b, loc, buffer.type, base,
           arith::ConstantIndexOp::create(b, loc, buffer.offset), ValueRange{});
     };
-    for (auto &[alloc, slice] : localSlices)
+    // In a fixed order (the IR must not depend on pointer hashes).
+    for (memref::AllocOp alloc : allocs) {
+      auto &slice = localSlices[alloc];
       e.locals[alloc] = LocalSlice{view(slice.first), slice.second};
-    for (auto &[type, buffer] : scratch)
-      e.scratch[type] = view(buffer);
+    }
+    for (Type type : scratchOrder)
+      e.scratch[type] = view(scratch[type]);
   }
 
   // The body's other ops (views, constants, scalar reads), then the nests,

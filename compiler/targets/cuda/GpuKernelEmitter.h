@@ -23,6 +23,8 @@
 //    and layer norm take this shape.
 //  * one block: the same with no row dimension (nests that depend on each
 //    other across the whole tensor, a reduction to a scalar).
+//  * serial: a dispatch with sequential loops of its own (TopK, ScatterND)
+//    runs in one thread, intermediates on its stack (up to 16 KiB).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_TARGETS_CUDA_GPUKERNELEMITTER_H
@@ -39,7 +41,7 @@ struct EmittedKernel {
   int64_t block = 32;
   // Dynamic shared memory the launch needs.
   uint32_t sharedMemoryBytes = 0;
-  // "flat", "flat-vector4", "rows" or "one-block": for tests and errors.
+  // "flat", "flat-vector4", "rows", "one-block" or "serial": for tests.
   std::string shape;
 };
 

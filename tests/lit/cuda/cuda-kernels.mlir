@@ -267,3 +267,41 @@ func.func @two_outputs(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<6x4xf32>
   %t = linalg.transpose ins(%x : tensor<4x6xf32>) outs(%e2 : tensor<6x4xf32>) permutation = [1, 0]
   return %r, %t : tensor<4x6xf32>, tensor<6x4xf32>
 }
+
+// -----
+
+// ScatterND's ordered updates (an scf.for over tensors): one thread runs
+// the dispatch; the input binding is copied to the thread's stack, never
+// written.
+
+// CHECK: scatter = {block = array<i64: 1, 1, 1>, entry = "", grid = array<i64: 1, 1, 1>, shape = "serial", shared_memory = 0 : i64}
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME: %[[IN:[^:]*]]: memref<3x4xf32>, %{{[^:]*}}: memref<2x1xi64>, %[[OUT:[^:]*]]: memref<3x4xf32>)
+// CHECK: %[[COPY:.*]] = memref.alloca() : memref<3x4xf32>
+// CHECK-NOT: memref.store %{{.*}}, %[[IN]]
+// CHECK: memref.store %{{.*}}, %[[COPY]]
+// CHECK: memref.store %{{.*}}, %[[OUT]]
+
+func.func @scatter(%arg0: tensor<3x4xf32>, %arg1: tensor<2x1xi64>) -> tensor<3x4xf32> attributes {kiln.dispatch} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %cst = arith.constant 1.000000e+00 : f32
+  %c4 = arith.constant 4 : index
+  %0 = scf.for %arg2 = %c0 to %c2 step %c1 iter_args(%arg3 = %arg0) -> (tensor<3x4xf32>) {
+    %1 = scf.for %arg4 = %c0 to %c4 step %c1 iter_args(%arg5 = %arg3) -> (tensor<3x4xf32>) {
+      %extracted = tensor.extract %arg1[%arg2, %c0] : tensor<2x1xi64>
+      %2 = arith.index_cast %extracted : i64 to index
+      %3 = arith.cmpi slt, %2, %c0 : index
+      %4 = arith.addi %2, %c3 : index
+      %5 = arith.select %3, %4, %2 : index
+      %extracted_0 = tensor.extract %arg5[%5, %arg4] : tensor<3x4xf32>
+      %6 = arith.addf %extracted_0, %cst : f32
+      %inserted = tensor.insert %6 into %arg5[%5, %arg4] : tensor<3x4xf32>
+      scf.yield %inserted : tensor<3x4xf32>
+    }
+    scf.yield %1 : tensor<3x4xf32>
+  }
+  return %0 : tensor<3x4xf32>
+}

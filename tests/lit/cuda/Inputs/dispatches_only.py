@@ -5,22 +5,26 @@
 
 kiln-cuda-codegen expects a module of kiln.dispatch functions only (what
 kilnc hands a backend); this drops the host function @main, which holds the
-model's weights, and makes the dispatches public.
+model's weights (read line by line: a bench model's is most of a GiB), and
+makes the dispatches public.
 """
-import re
 import sys
 
 
 def main():
-    text = open(sys.argv[1]).read()
-    start = text.find("  func.func @main(")
-    if start < 0:
+    skipping = found = False
+    with open(sys.argv[1]) as src, open(sys.argv[2], "w") as out:
+        for line in src:
+            if not found and line.startswith("  func.func @main("):
+                skipping = found = True
+                continue
+            if skipping:
+                if line.rstrip("\n") == "  }":
+                    skipping = False
+                continue
+            out.write(line.replace("func.func private @", "func.func @"))
+    if not found:
         sys.exit(f"{sys.argv[1]}: no host function @main")
-    end = text.find("\n  }\n", start)
-    text = text[:start] + text[end + len("\n  }\n"):]
-    text = re.sub(r"func\.func private @", "func.func @", text)
-    with open(sys.argv[2], "w") as f:
-        f.write(text)
 
 
 if __name__ == "__main__":
