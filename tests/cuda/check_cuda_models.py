@@ -20,7 +20,8 @@ changes, fails it until the list is updated:
                 an import or type error); the error must not come from the
                 CUDA back end.
 
-The models: tests/onnx/models/*.onnx, examples/models/*.onnx, the real
+The models: tests/onnx/models/*.onnx, examples/models/*.onnx,
+tests/lit/cuda/Inputs/*.onnx, the real
 architecture models of tests/models/make_real_models.py (written into the
 work directory) and the bench models of bench/make_bench_models.py (from
 their cache, ~/.cache/kiln/bench-models/<hash>, written there if missing).
@@ -52,6 +53,8 @@ def models(work):
         found.append(("tests/onnx/models/" + os.path.basename(path), path))
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "models", "*.onnx"))):
         found.append(("examples/models/" + os.path.basename(path), path))
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "lit", "cuda", "Inputs", "*.onnx"))):
+        found.append(("tests/lit/cuda/Inputs/" + os.path.basename(path), path))
     sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import make_real_models  # noqa: E402
