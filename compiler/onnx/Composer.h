@@ -17,8 +17,10 @@
 
 namespace mlir::kiln::onnx_import {
 
-struct Composer {
-  NodeContext &ctx;
+/// `Ctx` is NodeContext here; the Paddle frontend composes with its own
+/// context, which offers the same building calls.
+template <typename Ctx> struct BasicComposer {
+  Ctx &ctx;
   bool failedAny = false;
 
   /// The value of a build step, or null (remembering the failure).
@@ -47,7 +49,7 @@ struct Composer {
   Value op(ValueRange operands, llvm::ArrayRef<NamedAttribute> attrs = {}) {
     if (!ready(operands))
       return nullptr;
-    return check(ctx.create<OpTy>(operands, attrs));
+    return check(ctx.template create<OpTy>(operands, attrs));
   }
   template <typename OpTy> Value bin(Value a, Value b) {
     return op<OpTy>({a, b});
@@ -86,6 +88,8 @@ struct Composer {
     return success();
   }
 };
+
+using Composer = BasicComposer<NodeContext>;
 
 } // namespace mlir::kiln::onnx_import
 
