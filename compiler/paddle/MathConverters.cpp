@@ -206,6 +206,20 @@ LogicalResult convertScale(OpContext &ctx) {
   return k.finish(v);
 }
 
+/// pow with a scalar exponent: legacy X + factor (or FactorTensor); PIR
+/// x + y attribute.
+LogicalResult convertPowScalar(OpContext &ctx) {
+  auto x = ctx.required("X", 0);
+  if (failed(x))
+    return failure();
+  auto exponent = ctx.floatFromAttrOrOperand(ctx.isPir() ? "y" : "factor", 1.0,
+                                             "FactorTensor", std::nullopt);
+  if (failed(exponent))
+    return failure();
+  Composer k{ctx};
+  return k.finish(k.bin<PowOp>(*x, k.c(*x, *exponent)));
+}
+
 /// clip: legacy X (+Min/Max tensors), attrs min/max; PIR x, min, max.
 LogicalResult convertClip(OpContext &ctx) {
   auto x = ctx.required("X", 0);
@@ -320,6 +334,8 @@ const ConverterInfo kConverters[] = {
     {"scale", convertScale},
     {"pd_op.scale", convertScale},
     {"pd_op.scale_", convertScale},
+    {"pow", convertPowScalar},
+    {"pd_op.pow", convertPowScalar},
     {"clip", convertClip},
     {"pd_op.clip", convertClip},
     {"pd_op.clip_", convertClip},

@@ -139,6 +139,29 @@ def _prelu(p):
     return p
 
 
+def op_types(model_file, form):
+    """The op types the saved program holds (for the conformance table)."""
+    if form == "pir":
+        with open(model_file) as f:
+            program = json.load(f)["program"]
+        names = []
+        for op in program["regions"][0]["blocks"][0]["ops"]:
+            name = op["#"]
+            dialect, _, op_name = name.partition(".")
+            full = {"0": "builtin", "1": "pd_op"}.get(dialect, dialect) + "." + op_name
+            if op_name not in ("p", "data", "fetch", "parameter") and name != "p":
+                names.append(full)
+        return sorted(set(names))
+    import paddle
+    paddle.enable_static()
+    try:
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        program, _, _ = paddle.static.load_inference_model(model_file[:-len(".pdmodel")], exe)
+        return sorted({op.type for op in program.global_block().ops} - {"feed", "fetch"})
+    finally:
+        paddle.disable_static()
+
+
 def write_form(out, form, only):
     import paddle
     from paddle import inference
@@ -195,6 +218,7 @@ def write_form(out, form, only):
             np.save(os.path.join(form_dir, f"expected_{i}.npy"),
                     predictor.get_output_handle(oname).copy_to_cpu())
         meta = {"model": os.path.basename(model_file),
+                "ops": op_types(model_file, form),
                 "inputs": [[iname, list(shape), dtype] for iname, shape, dtype in inputs],
                 "fetches": fetches}
         with open(os.path.join(form_dir, "meta.json"), "w") as f:

@@ -9,6 +9,8 @@
 
 #include "compiler/artifact/ArtifactSpec.h"
 #include "compiler/onnx/OnnxImporter.h"
+#include "compiler/paddle/PaddleImporter.h"
+#include "compiler/paddle/PaddleLoader.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/plugin/PluginLoader.h"
 #include "compiler/targets/cpu/CpuBackend.h"
@@ -47,7 +49,8 @@ enum class EmitKind { OnnxRaw, Kiln, Linalg, Dispatches, Llvm, Artifact, Auto };
 cl::OptionCategory kilncCategory("kilnc options");
 
 cl::opt<std::string> inputPath(cl::Positional, cl::Required,
-                               cl::desc("<model.onnx>"),
+                               cl::desc("<model.onnx | model.json | "
+                                        "model.pdmodel>"),
                                cl::cat(kilncCategory));
 
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
@@ -80,6 +83,12 @@ cl::list<std::string> inputShapes(
     cl::desc("Fix the shape of a graph input, e.g. input_ids=1x128 (use ? "
              "for a dynamic dim; repeatable)"),
     cl::value_desc("name=DxDx..."), cl::cat(kilncCategory));
+
+cl::opt<std::string> paramsPath(
+    "params",
+    cl::desc("Paddle models: the .pdiparams file (default: beside the model, "
+             "same stem)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(kilncCategory));
 
 cl::opt<std::string> cpuName(
     "cpu",
@@ -277,8 +286,31 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, llvm::errs());
 
-  OwningOpRef<ModuleOp> module =
-      mlir::kiln::onnx_import::importOnnxFile(context, inputPath, options);
+  // The frontend comes from the extension: Paddle's PIR JSON (.json) and
+  // legacy ProgramDesc (.pdmodel) models, ONNX otherwise.
+  llvm::StringRef extension = llvm::sys::path::extension(inputPath.getValue());
+  bool paddle = extension == ".json" || extension == ".pdmodel";
+  if (!paddle && !paramsPath.empty()) {
+    llvm::errs() << "kilnc: error: --params is for Paddle models (.json, "
+                    ".pdmodel); '"
+                 << inputPath << "' is read as ONNX\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module;
+  if (paddle) {
+    ::kiln::paddle::Program program;
+    std::string loadError;
+    if (!::kiln::paddle::loadPaddleModel(inputPath, paramsPath, program,
+                                         loadError)) {
+      llvm::errs() << "kilnc: error: " << loadError << "\n";
+      return 1;
+    }
+    module = mlir::kiln::paddle_import::importPaddleProgram(context, program,
+                                                            options);
+  } else {
+    module =
+        mlir::kiln::onnx_import::importOnnxFile(context, inputPath, options);
+  }
   if (!module)
     return 1;
 
