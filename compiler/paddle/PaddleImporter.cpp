@@ -121,6 +121,17 @@ private:
            program.params.count(name.str());
   }
 
+  /// A PIR parameter that is not persistable (paddle.nn.LSTM's dropout
+  /// state): it has no data in .pdiparams and no value at inference, so
+  /// it reads as an absent operand; a converter that needs it says so.
+  bool isRuntimeState(llvm::StringRef name) const {
+    if (program.format != pd::Format::PirJson || name.starts_with("%"))
+      return false;
+    auto var = program.vars.find(name.str());
+    return var != program.vars.end() && !var->second.persistable &&
+           !program.params.count(name.str());
+  }
+
   MLIRContext &context;
   const pd::Program &program;
   const ImportOptions &options;
@@ -255,7 +266,8 @@ LogicalResult ProgramImporter::importOps() {
     Location loc = NameLoc::get(builder.getStringAttr(op.where), fileLoc);
     for (const pd::Slot &slot : op.inputs)
       for (const std::string &name : slot.values) {
-        if (name.empty() || name == "%0" || known(name))
+        if (name.empty() || name == "%0" || known(name) ||
+            isRuntimeState(name))
           continue;
         InFlightDiagnostic diag = emitError(loc);
         diag << op.where << ": ";

@@ -96,12 +96,20 @@ def main():
         cmd = [sys.executable, args.gen, "--out", root]
         if args.models:
             cmd += ["--models", args.models]
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-        if proc.returncode != 0:
-            print((proc.stdout + proc.stderr)[-4000:])
-            print("FAIL: gen_models.py failed")
-            return 1
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                  timeout=1500)
+            if proc.returncode != 0:
+                print((proc.stdout + proc.stderr)[-4000:])
+                print("FAIL: gen_models.py failed")
+                return 1
+        except subprocess.TimeoutExpired:
+            # paddle 3.3.1 sometimes hangs at exit (a double free in its exit
+            # handlers, then a deadlock in its signal handler); the models
+            # written before are checked below, missing ones fail.
+            print("note: gen_models.py ran longer than 1500 s and was stopped")
     failed = 0
+    passed = 0
     total = 0
     for model in sorted(os.listdir(root)):
         if args.models and model not in args.models.split(","):
@@ -114,10 +122,18 @@ def main():
             ok, detail = check(args, model, form, directory)
             print(f"{model:20} {form:8} {'pass' if ok else 'FAIL'}  {detail}", flush=True)
             failed += not ok
+            passed += ok
+    expected = args.models.split(",") if args.models else [
+        "resnet18", "mobilenet_v2", "mobilenet_v3_small", "transformer", "lstm"]
+    for model in expected:
+        for form in ("pir", "pdmodel"):
+            if not os.path.exists(os.path.join(root, model, form, "manifest.json")):
+                print(f"{model:20} {form:8} FAIL  gen_models.py wrote no such model")
+                failed += 1
     if total == 0:
         print("FAIL: no models found")
         return 1
-    print(f"\n{total - failed} passed, {failed} failed (model x form)")
+    print(f"\n{passed} passed, {failed} failed (model x form)")
     return 1 if failed else 0
 
 
