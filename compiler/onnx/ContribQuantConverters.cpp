@@ -300,6 +300,10 @@ LogicalResult convertQGemm(NodeContext &ctx) {
   Value db =
       k.check(dequantize(ctx, b, ctx.isUnsigned8(3), bScale, ctx.input(5), 1));
   Value y = k.op<MatmulOp>({da, db});
+  // Mismatched A/B shapes (e.g. a transB the file got wrong) fail here;
+  // stop before building on a null product.
+  if (k.failedAny)
+    return failure();
   double alpha = ctx.getFloat("alpha", 1.0f);
   if (alpha != 1.0)
     y = k.bin<MulOp>(y, k.c(y, alpha));

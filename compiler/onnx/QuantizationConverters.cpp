@@ -41,6 +41,10 @@ Type i8(NodeContext &ctx) { return IntegerType::get(ctx.getContext(), 8); }
 
 /// `v` as f32 (scales may be f16 or bf16 from opset 19).
 FailureOr<Value> asF32(NodeContext &ctx, Value v) {
+  // A null value is an operand whose own construction already failed (and
+  // reported why); answering failure keeps the converter from crashing.
+  if (!v)
+    return failure();
   if (llvm::cast<RankedTensorType>(v.getType()).getElementType().isF32())
     return v;
   return ctx.create<CastOp>(v, {ctx.named("to", TypeAttr::get(f32(ctx)))});
@@ -89,7 +93,7 @@ static FailureOr<Value> matchZeroPointShape(NodeContext &ctx, Value zp,
 FailureOr<Value> dequantize(NodeContext &ctx, Value q, bool qUnsigned,
                             Value scale, Value zp, int64_t axis) {
   FailureOr<Value> s = asF32(ctx, scale);
-  if (failed(s))
+  if (failed(s) || !q)
     return failure();
   Type element = llvm::cast<RankedTensorType>(q.getType()).getElementType();
   if (!zp)

@@ -767,6 +767,22 @@ def qoperator():
                    s("ws", 0.25), const("wz", np.int8(0)),
                    const("c", np.array([100, -100, 7], np.int32)),
                    s("ys", 2.0), const("yz", np.uint8(128))]), "qop_gemm.onnx", check=False)
+    # Regression (fuzz_kilnc): a QGemm whose transB leaves B's shape
+    # mismatched with A, next to a QGemm with a C operand. The failed matmul
+    # must stop the converter with its error, not crash building on it.
+    # Beside the lit test, not in models/ (whose files seed fuzz_kilnc).
+    n = [helper.make_node("QGemm", ["a", "as", "az", "w", "ws", "wz", "c", "ys", "yz"], ["y"],
+                          domain=MS, transB=0, name="qgemm_bad_shapes")]
+    bad = ms_model(n, [vi("a", U8, [2, 4])], [vi("y", U8, [2, 3])],
+                   [s("as", 0.5), const("az", np.uint8(128)),
+                    const("w", np.arange(12, dtype=np.int8).reshape(3, 4)),
+                    s("ws", 0.25), const("wz", np.int8(0)),
+                    const("c", np.array([100, -100, 7], np.int32)),
+                    s("ys", 2.0), const("yz", np.uint8(128))])
+    inputs_dir = os.path.join(HERE, "..", "lit", "onnx", "Inputs")
+    os.makedirs(inputs_dir, exist_ok=True)
+    with open(os.path.join(inputs_dir, "qgemm_bad_shapes.onnx"), "wb") as f:
+        f.write(bad.SerializeToString())
     # Pooling, softmax and concat, and uint8 MaxPool / Transpose between them.
     n = [helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "xz", "ys", "yz"], ["gap"],
                           domain=MS, channels_last=1, name="qgap_nhwc"),
