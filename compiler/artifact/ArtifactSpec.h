@@ -138,11 +138,47 @@ struct CustomCallSpec {
   std::vector<CustomAttributeSpec> attributes; // sorted by name
 };
 
+// What a library GEMM applies after the product (kiln.fbs GemmEpilogue).
+// Gelu is the tanh approximation (cuBLASLt's).
+enum class GemmEpilogue : uint8_t {
+  None = 0, Bias = 1, Relu = 2, BiasRelu = 3, Gelu = 4, BiasGelu = 5
+};
+const char *gemmEpilogueName(GemmEpilogue epilogue);
+
+// D[b] = epilogue(alpha * op(A[b]) x op(B[b]) + beta * C[b]), row-major,
+// for b < batch (kiln.fbs GemmCall, which documents every field). c is
+// absent (space Arena, length 0) when beta == 0, bias when the epilogue
+// adds none.
+struct GemmCallSpec {
+  DType dtype = DType::F32;
+  DType compute = DType::F32;
+  uint64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transposeA = false, transposeB = false;
+  uint64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;
+  uint64_t batchStrideA = 0, batchStrideB = 0, batchStrideC = 0,
+           batchStrideD = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  GemmEpilogue epilogue = GemmEpilogue::None;
+  BindingSpec a, b, c, d, bias;
+};
+
+// A call into a vendor library that the runtime reaches through dlopen
+// (kiln.fbs LibraryCallStep); GPU plans only.
+struct LibraryCallSpec {
+  std::string library = "cublasLt";
+  std::string function = "matmul";
+  std::string node; // the model node(s) it computes, for errors
+  GemmCallSpec gemm; // when function == "matmul"
+};
+
 struct StepSpec {
-  enum class Kind : uint8_t { Dispatch = 0, Copy = 1, CustomCall = 2 } kind = Kind::Dispatch;
+  enum class Kind : uint8_t {
+    Dispatch = 0, Copy = 1, CustomCall = 2, LibraryCall = 3
+  } kind = Kind::Dispatch;
   DispatchSpec dispatch; // when kind == Dispatch
   CopySpec copy;         // when kind == Copy
   CustomCallSpec customCall; // when kind == CustomCall
+  LibraryCallSpec libraryCall; // when kind == LibraryCall
   std::string label;     // for kiln inspect / errors (e.g. "dispatch_3: matmul+add+gelu")
 };
 

@@ -28,6 +28,10 @@ const char *dtypeName(DType dtype) {
   return format::DTypeName(static_cast<unsigned>(dtype));
 }
 
+const char *gemmEpilogueName(GemmEpilogue epilogue) {
+  return fb::EnumNameGemmEpilogue(static_cast<fb::GemmEpilogue>(epilogue));
+}
+
 namespace {
 
 using flatbuffers::FlatBufferBuilder;
@@ -133,12 +137,31 @@ Offset<fb::CustomCallStep> buildCustomCall(FlatBufferBuilder &fbb,
                                   fbb.CreateVector(attributes));
 }
 
+Offset<fb::LibraryCallStep> buildLibraryCall(FlatBufferBuilder &fbb,
+                                             const LibraryCallSpec &l) {
+  const GemmCallSpec &g = l.gemm;
+  fb::Binding a = toBinding(g.a), b = toBinding(g.b), c = toBinding(g.c),
+              d = toBinding(g.d), bias = toBinding(g.bias);
+  auto gemm = fb::CreateGemmCall(
+      fbb, static_cast<fb::DType>(g.dtype), static_cast<fb::DType>(g.compute),
+      g.batch, g.m, g.n, g.k, g.transposeA, g.transposeB, g.lda, g.ldb, g.ldc,
+      g.ldd, g.batchStrideA, g.batchStrideB, g.batchStrideC, g.batchStrideD,
+      g.alpha, g.beta, static_cast<fb::GemmEpilogue>(g.epilogue), &a, &b, &c,
+      &d, &bias);
+  return fb::CreateLibraryCallStep(fbb, fbb.CreateString(l.library),
+                                   fbb.CreateString(l.function),
+                                   fbb.CreateString(l.node), gemm);
+}
+
 Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
   Offset<fb::DispatchStep> dispatch = 0;
   Offset<fb::CopyStep> copy = 0;
   Offset<fb::CustomCallStep> customCall = 0;
+  Offset<fb::LibraryCallStep> libraryCall = 0;
   if (s.kind == StepSpec::Kind::CustomCall) {
     customCall = buildCustomCall(fbb, s.customCall);
+  } else if (s.kind == StepSpec::Kind::LibraryCall) {
+    libraryCall = buildLibraryCall(fbb, s.libraryCall);
   } else if (s.kind == StepSpec::Kind::Dispatch) {
     const DispatchSpec &d = s.dispatch;
     std::vector<fb::Binding> bindings;
@@ -153,7 +176,7 @@ Offset<fb::Step> buildStep(FlatBufferBuilder &fbb, const StepSpec &s) {
     copy = fb::CreateCopyStep(fbb, &source, &target);
   }
   return fb::CreateStep(fbb, static_cast<fb::StepKind>(s.kind), dispatch, copy,
-                        fbb.CreateString(s.label), customCall);
+                        fbb.CreateString(s.label), customCall, libraryCall);
 }
 
 // Catches specs that could never load; everything else is the loader's job.
@@ -198,6 +221,15 @@ bool checkSpec(const ArtifactSpec &spec, std::string &error) {
                   std::to_string(step.copy.source.length) +
                   " bytes but target is " +
                   std::to_string(step.copy.target.length);
+          return false;
+        }
+        continue;
+      }
+      if (step.kind == StepSpec::Kind::LibraryCall) {
+        if (step.libraryCall.library.empty() ||
+            step.libraryCall.function.empty()) {
+          error = "step '" + step.label +
+                  "': library call without a library or function name";
           return false;
         }
         continue;

@@ -208,6 +208,84 @@ TEST(ArtifactWriter, RejectsInconsistentGpuSpecs) {
       << error;
 }
 
+TEST(ArtifactWriter, LibraryCallCarriesGemmCall) {
+  ArtifactSpec spec = gpuSpec();
+  StepSpec step;
+  step.kind = StepSpec::Kind::LibraryCall;
+  step.label = "cublasLt matmul fc";
+  step.libraryCall.node = "fc,fc_relu";
+  GemmCallSpec &g = step.libraryCall.gemm;
+  g.batch = 3;
+  g.m = 4;
+  g.n = 6;
+  g.k = 5;
+  g.transposeA = true;
+  g.lda = 4;
+  g.ldb = 6;
+  g.ldc = 6;
+  g.ldd = 6;
+  g.batchStrideB = 30;
+  g.batchStrideC = 24;
+  g.batchStrideD = 24;
+  g.alpha = 2.0f;
+  g.beta = 0.5f;
+  g.epilogue = GemmEpilogue::BiasGelu;
+  g.a = {BufferSpace::Input, 0, 0, 80};
+  g.b = {BufferSpace::Constant, 1, 64, 360};
+  g.c = {BufferSpace::Arena, 0, 128, 288};
+  g.d = {BufferSpace::Output, 0, 0, 288};
+  g.bias = {BufferSpace::Constant, 0, 0, 24};
+  spec.plans[0].steps.push_back(step);
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(writeArtifact(spec, bytes, error)) << error;
+  format::Header h = format::DecodeHeader(bytes.data());
+  const fb::Plan *plan = fb::GetModel(bytes.data() + h.flatbuffer_offset)->plans()->Get(0);
+  const fb::Step *s = plan->steps()->Get(plan->steps()->size() - 1);
+  ASSERT_EQ(s->kind(), fb::StepKind::LibraryCall);
+  EXPECT_EQ(s->label()->str(), "cublasLt matmul fc");
+  const fb::LibraryCallStep *l = s->library_call();
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->library()->str(), "cublasLt");
+  EXPECT_EQ(l->function()->str(), "matmul");
+  EXPECT_EQ(l->node()->str(), "fc,fc_relu");
+  const fb::GemmCall *c = l->gemm();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->dtype(), fb::DType::F32);
+  EXPECT_EQ(c->compute(), fb::DType::F32);
+  EXPECT_EQ(c->batch(), 3u);
+  EXPECT_EQ(c->m(), 4u);
+  EXPECT_EQ(c->n(), 6u);
+  EXPECT_EQ(c->k(), 5u);
+  EXPECT_TRUE(c->transpose_a());
+  EXPECT_FALSE(c->transpose_b());
+  EXPECT_EQ(c->lda(), 4u);
+  EXPECT_EQ(c->ldb(), 6u);
+  EXPECT_EQ(c->ldc(), 6u);
+  EXPECT_EQ(c->ldd(), 6u);
+  EXPECT_EQ(c->batch_stride_a(), 0u);
+  EXPECT_EQ(c->batch_stride_b(), 30u);
+  EXPECT_EQ(c->batch_stride_c(), 24u);
+  EXPECT_EQ(c->batch_stride_d(), 24u);
+  EXPECT_EQ(c->alpha(), 2.0f);
+  EXPECT_EQ(c->beta(), 0.5f);
+  EXPECT_EQ(c->epilogue(), fb::GemmEpilogue::BiasGelu);
+  EXPECT_EQ(c->b()->space(), fb::BufferSpace::Constant);
+  EXPECT_EQ(c->b()->index(), 1u);
+  EXPECT_EQ(c->b()->offset(), 64u);
+  EXPECT_EQ(c->b()->length(), 360u);
+  EXPECT_EQ(c->c()->offset(), 128u);
+  EXPECT_EQ(c->d()->space(), fb::BufferSpace::Output);
+  EXPECT_EQ(c->bias()->length(), 24u);
+  EXPECT_STREQ(gemmEpilogueName(GemmEpilogue::BiasRelu), "BiasRelu");
+  // A library call names its library and function.
+  spec.plans[0].steps.back().libraryCall.library.clear();
+  EXPECT_FALSE(writeArtifact(spec, bytes, error));
+  EXPECT_NE(error.find("library call without a library or function name"),
+            std::string::npos)
+      << error;
+}
+
 // XXH3-64 with seed 0; the empty input's hash is xxHash's published value.
 TEST(Checksum, IsXxh3_64) {
   EXPECT_EQ(format::Checksum(nullptr, 0), 0x2D06800538D394C2ull);

@@ -193,7 +193,8 @@ FailureOr<OwningOpRef<ModuleOp>> Pipeline::generateKernelModule(ModuleOp module)
   if (backends.empty())
     return module.emitError("no target backend");
   if (failed(runUntil(module, Stage::DispatchFormation)) ||
-      failed(backends.front()->packConstants(module)))
+      failed(backends.front()->packConstants(module)) ||
+      failed(backends.front()->formLibraryCalls(module)))
     return failure();
   SmallVector<KernelInfo> table;
   return generateKernels(module, *backends.front(), table);
@@ -223,7 +224,8 @@ LogicalResult Pipeline::compile(ModuleOp module,
     // Each backend packs constants for its own kernels (data tiling), so
     // it works on its own copy of the host function and dispatches.
     OwningOpRef<ModuleOp> targetModule(cast<ModuleOp>(module->clone()));
-    if (failed(backend->packConstants(*targetModule)))
+    if (failed(backend->packConstants(*targetModule)) ||
+        failed(backend->formLibraryCalls(*targetModule)))
       return failure();
     func::FuncOp host = hostOf(*targetModule);
     SmallVector<KernelInfo> table;

@@ -62,6 +62,14 @@ public:
   // then stores the packed constants. The default packs nothing.
   virtual LogicalResult packConstants(ModuleOp module) { return success(); }
 
+  // Library calls: rewrites this backend's copy of the whole module (host
+  // function and dispatches) so that work a vendor library does better
+  // than generated kernels (cuBLASLt GEMMs on the GPU) becomes host-level
+  // calls (kiln.gemm_call) that the host plan turns into LibraryCall
+  // steps; the dispatches left are generated as usual. Runs after
+  // packConstants, before configureDispatches. The default calls nothing.
+  virtual LogicalResult formLibraryCalls(ModuleOp module) { return success(); }
+
   // Attaches a lowering configuration (`kiln.lowering_config`) to every
   // dispatch function that has none, chosen from the target's features.
   // Configurations already present (set by hand in a lit test, or by a

@@ -119,6 +119,49 @@ std::string nodeName(Location loc) {
   return "";
 }
 
+// Every name in a location, joined by ",": the ONNX nodes a fused step
+// computes ("fc,fc_relu").
+void collectNames(Location loc, std::string &names) {
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    std::string name = named.getName().str();
+    for (StringRef seen : llvm::split(names, ','))
+      if (seen == name)
+        return;
+    names += (names.empty() ? "" : ",") + name;
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location part : fused.getLocations())
+      collectNames(part, names);
+  } else if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    collectNames(site.getCallee(), names);
+  }
+}
+
+// A kiln.gemm_call's fields as the artifact's GemmCall (bindings are filled
+// in after arena placement).
+art::GemmCallSpec gemmSpec(GemmCallOp gemm) {
+  art::GemmCallSpec g;
+  g.dtype = art::DType::F32; // the cuda backend refuses other GEMMs
+  g.compute = art::DType::F32;
+  g.batch = gemm.getBatch();
+  g.m = gemm.getM();
+  g.n = gemm.getN();
+  g.k = gemm.getK();
+  g.transposeA = gemm.getTransposeA();
+  g.transposeB = gemm.getTransposeB();
+  g.lda = gemm.getLda();
+  g.ldb = gemm.getLdb();
+  g.ldc = gemm.getLdc();
+  g.ldd = gemm.getLdd();
+  g.batchStrideA = gemm.getBatchStrideA();
+  g.batchStrideB = gemm.getBatchStrideB();
+  g.batchStrideC = gemm.getBatchStrideC();
+  g.batchStrideD = gemm.getBatchStrideD();
+  g.alpha = gemm.getAlpha().convertToFloat();
+  g.beta = gemm.getBeta().convertToFloat();
+  g.epilogue = static_cast<art::GemmEpilogue>(gemm.getEpilogue());
+  return g;
+}
+
 // A custom call's `config` in the artifact's attribute kinds (the C ABI's
 // kiln_custom_attr_t): integers and booleans as Int, floats as Float,
 // strings as String, arrays of integers or floats as Ints / Floats. The
@@ -254,7 +297,8 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
   DenseMap<Value, uint32_t> outputOf;
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     Value source = root(value);
-    if (isa_and_nonnull<func::CallOp, CustomCallOp>(source.getDefiningOp()) &&
+    if (isa_and_nonnull<func::CallOp, CustomCallOp, GemmCallOp>(
+            source.getDefiningOp()) &&
         !outputOf.count(source))
       outputOf[source] = i;
   }
@@ -396,6 +440,31 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
       ++step;
       continue;
     }
+    if (auto gemm = dyn_cast<GemmCallOp>(op)) {
+      // A vendor-library GEMM (GPU plans): its operands are read, its
+      // result placed like a dispatch's.
+      if (!getElementTypeOrSelf(gemm.getType()).isF32())
+        return gemm.emitOpError("has element type ")
+               << getElementTypeOrSelf(gemm.getType())
+               << "; library GEMMs are f32 only";
+      art::StepSpec s;
+      s.kind = art::StepSpec::Kind::LibraryCall;
+      collectNames(gemm.getLoc(), s.libraryCall.node);
+      s.libraryCall.gemm = gemmSpec(gemm);
+      s.label = "cublasLt matmul" + (s.libraryCall.node.empty()
+                                         ? std::string()
+                                         : " " + s.libraryCall.node);
+      for (Value operand : gemm->getOperands()) {
+        if (!buffers.count(operand))
+          return gemm.emitOpError("reads a value with no buffer");
+        touch(operand);
+      }
+      placeResults(gemm->getResults());
+      steps.push_back(std::move(s));
+      stepOps.push_back(&op);
+      ++step;
+      continue;
+    }
     auto call = dyn_cast<func::CallOp>(op);
     if (!call)
       return op.emitOpError("is left on the host after dispatch formation; "
@@ -494,6 +563,19 @@ LogicalResult planHost(func::FuncOp host, ArrayRef<KernelInfo> kernels,
         operand.binding = binding(buffers[value]);
       for (auto [operand, value] : llvm::zip(c.outputs, custom.getResults()))
         operand.binding = binding(buffers[value]);
+      continue;
+    }
+    if (auto gemm = dyn_cast<GemmCallOp>(stepOps[index])) {
+      art::GemmCallSpec &g = steps[index].libraryCall.gemm;
+      // An absent operand is an empty arena binding.
+      auto bind = [&](Value v) {
+        return v ? binding(buffers[v]) : art::BindingSpec{};
+      };
+      g.a = bind(gemm.getA());
+      g.b = bind(gemm.getB());
+      g.c = bind(gemm.getC());
+      g.bias = bind(gemm.getBias());
+      g.d = bind(gemm.getD());
       continue;
     }
     auto call = cast<func::CallOp>(stepOps[index]);

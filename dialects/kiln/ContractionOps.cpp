@@ -166,3 +166,64 @@ KILN_POOL_DEFAULTS(MaxPoolOp)
 KILN_POOL_DEFAULTS(AvgPoolOp)
 
 #undef KILN_POOL_DEFAULTS
+
+//===----------------------------------------------------------------------===//
+// GemmCallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmCallOp::verify() {
+  auto d = cast<RankedTensorType>(getD().getType());
+  Type element = d.getElementType();
+  int64_t batch = getBatch(), m = getM(), n = getN(), k = getK();
+  if (batch < 1 || m < 1 || n < 1 || k < 1)
+    return emitOpError("batch, m, n and k must be at least 1");
+  auto check = [&](Value value, StringRef name, int64_t rows, int64_t cols,
+                   int64_t ld, int64_t batchStride) -> LogicalResult {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!type.hasStaticShape())
+      return emitOpError("operand '") << name << "' has a dynamic shape";
+    if (type.getElementType() != element)
+      return emitOpError("operand '")
+             << name << "' has element type " << type.getElementType()
+             << ", the result " << element;
+    if (ld < cols)
+      return emitOpError("ld") << name << " = " << ld << " is less than the "
+                               << cols << " columns of the stored matrix";
+    if (batchStride < 0)
+      return emitOpError("batch_stride_") << name << " is negative";
+    // The last element read: (batch-1) * stride + (rows-1) * ld + cols.
+    int64_t extent = (batch - 1) * batchStride + (rows - 1) * ld + cols;
+    if (extent > type.getNumElements())
+      return emitOpError("operand '")
+             << name << "' holds " << type.getNumElements()
+             << " elements; the call reads " << extent;
+    return success();
+  };
+  if (failed(check(getA(), "a", getTransposeA() ? k : m,
+                   getTransposeA() ? m : k, getLda(), getBatchStrideA())) ||
+      failed(check(getB(), "b", getTransposeB() ? n : k,
+                   getTransposeB() ? k : n, getLdb(), getBatchStrideB())))
+    return failure();
+  size_t expected = 2 + (hasC() ? 1 : 0) + (hasBias() ? 1 : 0);
+  if (getOperands().size() != expected)
+    return emitOpError("takes a, b")
+           << (hasC() ? ", c (beta is not 0)" : "")
+           << (hasBias() ? ", bias (the epilogue adds one)" : "") << ": "
+           << expected << " operands, not " << getOperands().size();
+  if (getC() && failed(check(getC(), "c", m, n, getLdc(), getBatchStrideC())))
+    return failure();
+  if (getBias()) {
+    auto bias = cast<RankedTensorType>(getBias().getType());
+    if (bias.getElementType() != element || !bias.hasStaticShape() ||
+        bias.getNumElements() != n)
+      return emitOpError("bias must hold n = ")
+             << n << " elements of " << element;
+  }
+  int64_t ldd = getLdd(), batchStrideD = getBatchStrideD();
+  if (!d.hasStaticShape() || d.getNumElements() != batch * m * n ||
+      ldd != n || (batch > 1 && batchStrideD != m * n))
+    return emitOpError("result must be a dense batch x m x n = ")
+           << batch << "x" << m << "x" << n
+           << " tensor (ldd = n, batch_stride_d = m * n)";
+  return success();
+}

@@ -93,6 +93,16 @@ def Kiln_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::kiln";
 }
 
+// Numbered as kiln.fbs GemmEpilogue. Gelu is the tanh approximation
+// (cuBLASLt's), never the erf form.
+def Kiln_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
+    "what a library GEMM applies to its result", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"bias", 1>,
+      I32EnumAttrCase<"relu", 2>, I32EnumAttrCase<"bias_relu", 3>,
+      I32EnumAttrCase<"gelu", 4>, I32EnumAttrCase<"bias_gelu", 5>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
 def Kiln_RnnDirection : I32EnumAttr<"RnnDirection",
     "the direction(s) a recurrent op walks the sequence in", [
       I32EnumAttrCase<"forward", 0>, I32EnumAttrCase<"reverse", 1>,

@@ -77,6 +77,67 @@ def Kiln_CustomCallOp : Kiln_Op<"custom_call",
   let hasVerifier = 1;
 }
 
+def Kiln_GemmCallOp : Kiln_Op<"gemm_call", [Pure]> {
+  let summary = "a GEMM left on the host for a vendor library (cuBLASLt)";
+  let description = [{
+    Made by a GPU backend (`kiln-cuda-library-calls`) from a contraction
+    dispatch, in the host function: the host plan turns it into a
+    `LibraryCall` step (kiln.fbs `GemmCall`), so its fields are those of
+    `GemmCall`. Row-major throughout:
+    `d[i] = epilogue(alpha * op(a[i]) x op(b[i]) + beta * c[i])` for
+    `i < batch`, where `op(x)` is `x` or `x^T` (`transpose_a`,
+    `transpose_b`), `op(a)` is `m x k`, `op(b)` is `k x n`, `c` and `d` are
+    `m x n`. `ld*` are row strides in elements of the stored matrices
+    (`a` is stored `k x m` when transposed); `batch_stride_*` are elements
+    between batches, 0 to use one matrix for every batch. Operands are read
+    from element 0 of their tensors: `a`, `b`, then `c` when `beta` is not
+    0, then `bias` (one value per column of `d`, `n` elements) when the
+    epilogue adds one. `gelu` is the tanh approximation. `d` is a fresh
+    tensor of `batch x m x n` elements, written whole.
+
+    Example:
+
+    ```mlir
+    %d = kiln.gemm_call %a, %b, %bias {batch = 1, m = 4, n = 8, k = 16,
+           transpose_a = false, transpose_b = false, lda = 16, ldb = 8,
+           ldc = 0, ldd = 8, batch_stride_a = 0, batch_stride_b = 0,
+           batch_stride_c = 0, batch_stride_d = 0, alpha = 1.0 : f32,
+           beta = 0.0 : f32, epilogue = 3 : i32}
+         : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>)
+           -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_FloatTensor>:$operands,
+                       I64Attr:$batch, I64Attr:$m, I64Attr:$n, I64Attr:$k,
+                       BoolAttr:$transpose_a, BoolAttr:$transpose_b,
+                       I64Attr:$lda, I64Attr:$ldb, I64Attr:$ldc, I64Attr:$ldd,
+                       I64Attr:$batch_stride_a, I64Attr:$batch_stride_b,
+                       I64Attr:$batch_stride_c, I64Attr:$batch_stride_d,
+                       F32Attr:$alpha, F32Attr:$beta,
+                       Kiln_GemmEpilogue:$epilogue);
+  let results = (outs Kiln_FloatTensor:$d);
+  let assemblyFormat = [{
+    $operands attr-dict `:` functional-type($operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    // The operands by role: a, b, then c when beta != 0, then bias when
+    // the epilogue adds one (null when absent).
+    ::mlir::Value getA() { return getOperands()[0]; }
+    ::mlir::Value getB() { return getOperands()[1]; }
+    bool hasC() { return !getBeta().isZero(); }
+    bool hasBias() {
+      return getEpilogue() == GemmEpilogue::bias ||
+             getEpilogue() == GemmEpilogue::bias_relu ||
+             getEpilogue() == GemmEpilogue::bias_gelu;
+    }
+    ::mlir::Value getC() { return hasC() ? getOperands()[2] : nullptr; }
+    ::mlir::Value getBias() {
+      return hasBias() ? getOperands()[hasC() ? 3 : 2] : nullptr;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//

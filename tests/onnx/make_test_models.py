@@ -20,14 +20,15 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "models")
+CUDA_OUT = os.path.join(HERE, "..", "cuda", "models")
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
 
 
-def save(model, name, check=True):
+def save(model, name, check=True, out=None):
     if check:
         onnx.checker.check_model(model)
-    path = os.path.join(OUT, name)
+    path = os.path.join(out or OUT, name)
     with open(path, "wb") as f:
         f.write(model.SerializeToString())
     return path
@@ -846,6 +847,55 @@ def gpu_kernels():
         f.write(m.SerializeToString())
 
 
+def cuda_gemm():
+    """Contractions the cuda target turns into cuBLASLt GEMMs (tests/lit/cuda
+    and tests/cuda; written to tests/cuda/models, outside the fuzzer's seed
+    set): Gemm + bias + Relu, MatMul shapes (batch folded into M,
+    batch_matmul, a broadcast matrix, Gemm with transA/transB/alpha/C),
+    MatMul + bias + GELU (tanh: the epilogue; erf: a generated kernel), and
+    convs lowered to GEMM (3x3 through im2col, 1x1 without)."""
+    n = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], name="fc", transB=1),
+         helper.make_node("Relu", ["g"], ["y"], name="fc_relu")]
+    save(model(n, [vi("x", F, [4, 16])], [vi("y", F, [4, 8])],
+               [const("w", rand(8, 16, seed=4)), const("b", rand(8, seed=5))], opset=13),
+         "gemm_bias_relu.onnx", out=CUDA_OUT)
+    n = [helper.make_node("MatMul", ["a", "w"], ["folded"], name="mm_folded"),
+         helper.make_node("MatMul", ["p", "q"], ["batched"], name="mm_batched"),
+         helper.make_node("MatMul", ["r", "q"], ["broadcast"], name="mm_broadcast"),
+         helper.make_node("Gemm", ["u", "v", "c"], ["gemm_t"], name="gemm_t",
+                          transA=1, transB=1, alpha=2.0, beta=0.5)]
+    save(model(n, [vi("a", F, [2, 3, 4, 5]), vi("p", F, [3, 4, 5]), vi("q", F, [3, 5, 6]),
+                   vi("r", F, [4, 5]), vi("u", F, [5, 4]), vi("v", F, [6, 5])],
+               [vi("folded", F, [2, 3, 4, 6]), vi("batched", F, [3, 4, 6]),
+                vi("broadcast", F, [3, 4, 6]), vi("gemm_t", F, [4, 6])],
+               [const("w", rand(5, 6, seed=6)), const("c", rand(4, 6, seed=7))], opset=13),
+         "matmul_shapes.onnx", out=CUDA_OUT)
+    n = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="mm"),
+         helper.make_node("Add", ["mm", "b"], ["biased"], name="bias"),
+         helper.make_node("Gelu", ["biased"], ["tanh_gelu"], name="gelu_tanh",
+                          approximate="tanh"),
+         helper.make_node("MatMul", ["x", "w2"], ["mm2"], name="mm2"),
+         helper.make_node("Add", ["mm2", "b"], ["biased2"], name="bias2"),
+         helper.make_node("Gelu", ["biased2"], ["erf_gelu"], name="gelu_erf"),
+         helper.make_node("MatMul", ["x", "w3"], ["mm3"], name="mm3"),
+         helper.make_node("Sigmoid", ["mm3"], ["sig"], name="sigmoid")]
+    save(model(n, [vi("x", F, [2, 4, 16])],
+               [vi("tanh_gelu", F, [2, 4, 32]), vi("erf_gelu", F, [2, 4, 32]),
+                vi("sig", F, [2, 4, 32])],
+               [const("w", rand(16, 32, seed=8)), const("b", rand(32, seed=9)),
+                const("w2", rand(16, 32, seed=10)), const("w3", rand(16, 32, seed=11))],
+               opset=20),
+         "matmul_gelu.onnx", out=CUDA_OUT)
+    n = [helper.make_node("Conv", ["x", "w3", "b3"], ["c3"], name="conv3x3",
+                          kernel_shape=[3, 3], strides=[1, 1]),
+         helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+         helper.make_node("Conv", ["r3", "w1"], ["y"], name="conv1x1", kernel_shape=[1, 1])]
+    save(model(n, [vi("x", F, [2, 4, 8, 8])], [vi("y", F, [2, 5, 6, 6])],
+               [const("w3", rand(6, 4, 3, 3, seed=12)), const("b3", rand(6, seed=13)),
+                const("w1", rand(5, 6, 1, 1, seed=14))], opset=13),
+         "conv_gemm.onnx", out=CUDA_OUT)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -872,6 +922,7 @@ def main():
     quantized()
     qoperator()
     gpu_kernels()
+    cuda_gemm()
 
 
 if __name__ == "__main__":

@@ -366,6 +366,26 @@ void PrintTensors(const char* what, const std::vector<TensorInfo>& infos) {
   }
 }
 
+// A LibraryCall step (cuda plans): the library function, the model
+// node(s), and for a GEMM every GemmCall field (row-major; ld and batch
+// strides in elements).
+void PrintLibraryCall(size_t i, const StepInfo& st) {
+  const GemmInfo& g = st.gemm;
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("  %zu: library call %s.%s (node '%s') batch %llu, m %llu, n %llu, k %llu%s%s, "
+              "epilogue %s  %s\n",
+              i, st.library.c_str(), st.function.c_str(), st.node.c_str(), u(g.batch), u(g.m),
+              u(g.n), u(g.k), g.transpose_a ? ", A^T" : "", g.transpose_b ? ", B^T" : "",
+              GemmEpilogueName(g.epilogue), st.label.c_str());
+  if (st.function != "matmul") return;
+  std::printf(
+      "     gemm f32: ld a %llu b %llu c %llu d %llu, batch stride a %llu b %llu c %llu d %llu, "
+      "alpha %g, beta %g\n",
+      u(g.lda), u(g.ldb), u(g.ldc), u(g.ldd), u(g.batch_stride_a), u(g.batch_stride_b),
+      u(g.batch_stride_c), u(g.batch_stride_d), static_cast<double>(g.alpha),
+      static_cast<double>(g.beta));
+}
+
 int Inspect(const Options& o) {
   ModelDescription d;
   Status s = DescribeModelFile(o.model, &d);
@@ -416,15 +436,7 @@ int Inspect(const Options& o) {
       std::printf("  %zu: custom call %s (node '%s')  %s\n", i, st.custom_op.c_str(),
                   st.node.c_str(), st.label.c_str());
     else if (st.kind == StepInfo::Kind::kLibraryCall)
-      std::printf("  %zu: library call %s.%s (node '%s') batch %llu, m %llu, n %llu, k %llu%s%s, "
-                  "epilogue %s  %s\n",
-                  i, st.library.c_str(), st.function.c_str(), st.node.c_str(),
-                  static_cast<unsigned long long>(st.gemm.batch),
-                  static_cast<unsigned long long>(st.gemm.m),
-                  static_cast<unsigned long long>(st.gemm.n),
-                  static_cast<unsigned long long>(st.gemm.k), st.gemm.transpose_a ? ", A^T" : "",
-                  st.gemm.transpose_b ? ", B^T" : "", GemmEpilogueName(st.gemm.epilogue),
-                  st.label.c_str());
+      PrintLibraryCall(i, st);
     else
       std::printf("  %zu: dispatch %s [%u,%u,%u]  %s\n", i,
                   d.executables[st.executable].kernels[st.kernel].name.c_str(), st.workgroups[0],

@@ -3,6 +3,7 @@
 
 #include "compiler/targets/cuda/CudaArch.h"
 #include "compiler/targets/cuda/GpuKernelCodegen.h"
+#include "compiler/targets/cuda/LibraryCalls.h"
 #include "compiler/targets/cuda/PtxEmitter.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -18,6 +19,10 @@ public:
         chip(ptxChip(this->options.archs)) {}
 
   llvm::StringRef name() const override { return "cuda"; }
+
+  LogicalResult formLibraryCalls(ModuleOp module) override {
+    return cuda::formLibraryCalls(module);
+  }
 
   LogicalResult configureDispatches(ModuleOp dispatches) override {
     cuda::configureDispatches(dispatches, options.blockSize);

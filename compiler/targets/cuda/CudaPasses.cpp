@@ -7,6 +7,8 @@
 #include "compiler/targets/cuda/CudaArch.h"
 #include "compiler/targets/cuda/CudaBackend.h"
 #include "compiler/targets/cuda/GpuKernelCodegen.h"
+#include "compiler/targets/cuda/LibraryCalls.h"
+#include "dialects/kiln/KilnDialect.h"
 #include "compiler/targets/cuda/PtxEmitter.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -32,6 +34,7 @@ namespace mlir::kiln::cuda {
 
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_CUDACODEGEN
+#define GEN_PASS_DEF_CUDALIBRARYCALLS
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/cuda/Passes.h.inc"
 
@@ -95,6 +98,17 @@ public:
       os << m.ptx;
     }
     return success();
+  }
+};
+
+class CudaLibraryCallsPass
+    : public impl::CudaLibraryCallsBase<CudaLibraryCallsPass> {
+public:
+  using impl::CudaLibraryCallsBase<CudaLibraryCallsPass>::CudaLibraryCallsBase;
+
+  void runOnOperation() override {
+    if (failed(formLibraryCalls(getOperation())))
+      signalPassFailure();
   }
 };
 

@@ -10,6 +10,37 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CudaLibraryCalls : Pass<"kiln-cuda-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Turn contraction dispatches into cuBLASLt GEMM calls "
+                "(kiln.gemm_call on the host)";
+  let description = [{
+    Expects the output of `kiln-form-dispatches` (the host function and its
+    `kiln.dispatch` functions). Every dispatch whose root is a contraction
+    that one strided-batched GEMM computes (`linalg.matmul`,
+    `linalg.batch_matmul`, a mul-add `linalg.generic` with one reduction
+    loop whose operands are row-major matrices, each batched over the
+    result's leading dims or broadcast over all of them: MatMul, Gemm and
+    convs lowered through im2col) is split at every call site into a
+    `kiln.gemm_call` on the host and, when needed, a residual dispatch
+    `<dispatch>_epilogue` for the elementwise consumer that cuBLASLt cannot
+    apply. A consumer that is exactly `alpha * acc (+ beta * C) (+ bias per
+    column)` followed by nothing, ReLU or tanh-GELU becomes the call's
+    alpha, C/beta and epilogue instead, and the dispatch disappears. A host
+    operand produced by a dispatch that only swaps the last two dims
+    (`linalg.transpose`) is read in place with `transpose_a/b`.
+
+    Contractions of other element types than f32 are an error until mixed
+    precision reaches the GPU; contractions whose layout no GEMM expresses
+    are an error naming the dispatch. Other dispatches are left alone.
+
+    Example: `kiln-opt --kiln-cuda-library-calls dispatches.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::kiln::KilnDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def CudaCodegen : Pass<"kiln-cuda-codegen", "::mlir::ModuleOp"> {
   let summary = "Generate NVVM kernels (gpu.module) from dispatch functions";
   let description = [{

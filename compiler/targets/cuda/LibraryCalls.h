@@ -1,0 +1,25 @@
+//===- LibraryCalls.h - Contraction dispatches to cuBLASLt -*- C++ -*-===//
+//
+// The CUDA backend does not generate GEMM kernels: a contraction dispatch
+// becomes a `kiln.gemm_call` in the host function (a LibraryCall plan step
+// that the runtime runs with cuBLASLt), plus a residual elementwise
+// dispatch when the fused consumer is more than cuBLASLt's epilogues
+// (alpha, beta * C, bias per column, ReLU, tanh-GELU) express.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CUDA_LIBRARYCALLS_H
+#define KILN_COMPILER_TARGETS_CUDA_LIBRARYCALLS_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln::cuda {
+
+// Rewrites `module` (the host function and its dispatch functions) in
+// place; see the kiln-cuda-library-calls pass. Fails with one error per
+// contraction dispatch it must refuse (a non-f32 contraction, a layout no
+// strided-batched GEMM expresses).
+LogicalResult formLibraryCalls(ModuleOp module);
+
+} // namespace mlir::kiln::cuda
+
+#endif // KILN_COMPILER_TARGETS_CUDA_LIBRARYCALLS_H
