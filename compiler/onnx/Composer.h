@@ -17,8 +17,9 @@
 
 namespace mlir::kiln::onnx_import {
 
-/// `Ctx` is NodeContext here; the Paddle frontend composes with its own
-/// context, which offers the same building calls.
+/// `Ctx` is NodeContext here; the Paddle frontend composes with its
+/// OpContext. Both are frontend::ImportBuilders, which offer every call
+/// used here.
 template <typename Ctx> struct BasicComposer {
   Ctx &ctx;
   bool failedAny = false;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/frontend/MainFunction.h"
 #include "compiler/onnx/ContribQuantConverters.h"
 #include "compiler/onnx/ConverterRegistry.h"
 #include "compiler/onnx/CustomOpConverter.h"
@@ -18,7 +19,6 @@
 #include "compiler/onnx/TensorDecoding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -467,14 +467,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(buildSignature(argTypes, argAttrs)))
     return nullptr;
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(builder, fileLoc, "main",
-                                   builder.getFunctionType(argTypes, {}));
-  func.setAllArgAttrs(argAttrs);
-  Block *entry = func.addEntryBlock();
-  builder.setInsertionPointToStart(entry);
-  for (auto [info, arg] : llvm::zip(inputs, entry->getArguments())) {
+  frontend::MainFunction main(builder, fileLoc, argTypes, argAttrs);
+  for (auto [info, arg] : llvm::zip(inputs, main.arguments())) {
     values[info->name()] = arg;
     if (info->type().tensor_type().elem_type() != onnx::TensorProto::UINT8)
       continue;
@@ -552,13 +546,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     results.push_back(value);
     resultAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
-  func::ReturnOp::create(builder, fileLoc, results);
-  func.setFunctionType(
-      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  func.setAllResultAttrs(resultAttrs);
-  if (failed(mlir::verify(*module)))
-    return nullptr;
-  return module;
+  return main.finish(results, resultAttrs);
 }
 
 } // namespace

@@ -2,24 +2,20 @@
 //
 // A converter turns one ONNX node into Kiln ops through a NodeContext: the
 // node's inputs as MLIR values, its attributes with ONNX defaults, the
-// default-domain opset version, helpers that read constant inputs, and
-// `create<OpTy>`, which infers the result type, verifies the new op and
-// folds it right away. Eager folding is what makes the shape sub-graphs of
-// exported models (Shape -> Gather -> Unsqueeze -> Concat -> Reshape)
-// collapse into constants during import, so that ops needing constant
-// operands (Reshape's shape, Slice's bounds...) find them.
+// default-domain opset version and helpers that read constant inputs. The
+// building calls (`create<OpTy>`, which infers, verifies and folds eagerly,
+// so that the shape sub-graphs of exported models (Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape) collapse into constants during import,
+// and `constant`, `reshape`, ...) come from frontend::ImportBuilder, which
+// the Paddle frontend's OpContext shares.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_COMPILER_ONNX_NODECONTEXT_H
 #define KILN_COMPILER_ONNX_NODECONTEXT_H
 
-#include "dialects/kiln/ConstantFolding.h"
-#include "dialects/kiln/KilnDialect.h"
+#include "compiler/frontend/ImportBuilder.h"
 
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -32,27 +28,25 @@
 
 namespace mlir::kiln::onnx_import {
 
-class NodeContext {
+class NodeContext : public frontend::ImportBuilder {
 public:
   NodeContext(const onnx::NodeProto &node, llvm::StringRef displayName,
               int64_t opset, Location loc, OpBuilder &builder,
               llvm::StringMap<Value> &values, llvm::StringRef modelDir)
-      : node(node), displayName(displayName), opset(opset), loc(loc),
-        builder(builder), values(values), modelDir(modelDir) {}
+      : ImportBuilder(loc, builder), node(node), displayName(displayName),
+        opset(opset), values(values), modelDir(modelDir) {}
 
   const onnx::NodeProto &node;
   /// The node's name, or "<op type>_<index>" when it has none.
   std::string displayName;
   /// The version of the default ONNX domain the model imports.
   int64_t opset;
-  Location loc;
-  OpBuilder &builder;
 
-  MLIRContext *getContext() { return builder.getContext(); }
   llvm::StringRef getModelDir() const { return modelDir; }
 
-  /// Reports an error naming the node; stream the message into the result.
-  InFlightDiagnostic error();
+  /// Reports an error naming the node ("node 'X' (OpType): "); stream the
+  /// message into the result.
+  InFlightDiagnostic error() override;
 
   //===--------------------------------------------------------------------===//
   // Inputs and outputs
@@ -90,15 +84,10 @@ public:
   bool outputUsed(unsigned i) const {
     return i < numOutputs() && !node.output(i).empty();
   }
-  void setResult(unsigned i, Value value);
-  /// Sets output `i` from a build that may have failed (its error is
-  /// already reported) and returns the converter's result.
-  LogicalResult setResult(unsigned i, FailureOr<Value> value) {
-    if (failed(value))
-      return failure();
-    setResult(i, *value);
-    return success();
-  }
+  /// Sets output `i` (ignored when the model does not name it); the
+  /// overload taking a FailureOr<Value> comes from ImportBuilder.
+  void setResult(unsigned i, Value value) override;
+  using ImportBuilder::setResult;
   /// Fails if any output from `first` on is named: converters that only
   /// compute the main result call this (e.g. Dropout's mask).
   LogicalResult requireUnusedOutputsFrom(unsigned first);
@@ -140,44 +129,8 @@ public:
                       int64_t firstOpsetWithInput);
 
   //===--------------------------------------------------------------------===//
-  // Building
+  // Building (create<OpTy>, constant, scalar, reshape... from ImportBuilder)
   //===--------------------------------------------------------------------===//
-
-  /// Creates a Kiln op with an inferred result type, verifies it and folds
-  /// it when its operands are constant (createCheckedOrFold). Type inference
-  /// and verifier errors are reported at the node's location.
-  template <typename OpTy>
-  FailureOr<Value> create(ValueRange operands,
-                          llvm::ArrayRef<NamedAttribute> attributes = {}) {
-    if (failed(checkOperands(OpTy::getOperationName(), operands)))
-      return failure();
-    return withNodeDiagnostics([&] {
-      return createCheckedOrFold<OpTy>(builder, loc, operands, attributes);
-    });
-  }
-
-  /// A kiln.constant of `value`.
-  Value constant(ElementsAttr value);
-  /// A rank-0 constant of `elementType` holding `value`.
-  Value scalar(Type elementType, double value);
-  /// A rank-0 constant with the element type of `like`.
-  Value scalarLike(Value like, double value) {
-    return scalar(llvm::cast<ShapedType>(like.getType()).getElementType(),
-                  value);
-  }
-  /// A 1-D i64 constant.
-  Value i64Vector(llvm::ArrayRef<int64_t> values);
-
-  NamedAttribute named(llvm::StringRef name, Attribute value) {
-    return builder.getNamedAttr(name, value);
-  }
-  NamedAttribute namedInts(llvm::StringRef name,
-                           llvm::ArrayRef<int64_t> values) {
-    return named(name, builder.getDenseI64ArrayAttr(values));
-  }
-  NamedAttribute namedInt(llvm::StringRef name, int64_t value) {
-    return named(name, builder.getI64IntegerAttr(value));
-  }
 
   /// Converts `sub`, a default-domain node that computes part of this one,
   /// on `inputs` (its input names are replaced) at default-domain `opset`,
@@ -186,31 +139,15 @@ public:
   /// quantize with ONNX's exact semantics; errors name this node.
   FailureOr<Value> convertSubNode(onnx::NodeProto sub, ValueRange inputs,
                                   int64_t subOpset);
-  // Shorthands for the ops converters compose most.
-  FailureOr<Value> reshape(Value input, llvm::ArrayRef<int64_t> shape);
-  FailureOr<Value> transpose(Value input, llvm::ArrayRef<int64_t> perm);
-  FailureOr<Value> compare(CompareDirection direction, Value lhs, Value rhs);
-  FailureOr<Value> reduce(ReduceKind kind, Value input,
-                          llvm::ArrayRef<int64_t> axes, bool keepDims);
 
 private:
-  /// Fails with an internal error if a converter passes a null operand (an
-  /// absent optional input it did not check for).
-  LogicalResult checkOperands(llvm::StringRef opName, ValueRange operands);
-  /// Runs `build` and reports its first error as the node's ("node 'X'
-  /// (OpType): 'kiln.matmul' op ..."): the op's own message names shapes
-  /// but not the ONNX node, and the printed location shows only the file.
-  FailureOr<Value> withNodeDiagnostics(
-      llvm::function_ref<FailureOr<Value>()> build);
-
   llvm::StringMap<Value> &values;
   std::string modelDir;
 };
 
 /// Normalizes `axis` (which may be negative) for a tensor of `rank`; fails
 /// with an error naming the node when it is out of range.
-FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
-                                 llvm::StringRef what = "axis");
+using frontend::normalizeAxis;
 
 /// The spatial kernel of a Conv or ConvTranspose node: `kernel_shape`, or the
 /// filter's spatial dims. Fails naming the node unless input and filter have

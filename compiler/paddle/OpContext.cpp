@@ -359,73 +359,6 @@ OpContext::floatFromAttrOrOperand(llvm::StringRef attrName,
   return getFloat(attrName, defaultValue);
 }
 
-FailureOr<Value>
-OpContext::withOpDiagnostics(llvm::function_ref<FailureOr<Value>()> build) {
-  std::string firstError;
-  FailureOr<Value> result = failure();
-  {
-    ScopedDiagnosticHandler capture(getContext(), [&](Diagnostic &diag) {
-      if (diag.getSeverity() != DiagnosticSeverity::Error)
-        return failure();
-      if (firstError.empty())
-        firstError = diag.str();
-      return success();
-    });
-    result = build();
-  }
-  if (failed(result) && !firstError.empty())
-    return error() << firstError;
-  return result;
-}
-
-Value OpContext::constant(ElementsAttr value) {
-  return ConstantOp::create(builder, loc, value).getResult();
-}
-
-Value OpContext::scalar(Type elementType, double value) {
-  auto type = RankedTensorType::get({}, elementType);
-  Attribute element;
-  if (auto floatType = llvm::dyn_cast<FloatType>(elementType))
-    element = builder.getFloatAttr(floatType, value);
-  else if (elementType.isInteger(1))
-    element = builder.getBoolAttr(value != 0);
-  else
-    element = builder.getIntegerAttr(elementType, static_cast<int64_t>(value));
-  return constant(DenseElementsAttr::get(type, llvm::ArrayRef(element)));
-}
-
-Value OpContext::i64Vector(llvm::ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    builder.getI64Type());
-  return constant(DenseElementsAttr::get(type, values));
-}
-
-FailureOr<Value> OpContext::reshape(Value input,
-                                    llvm::ArrayRef<int64_t> shape) {
-  return create<ReshapeOp>(input, {namedInts("shape", shape)});
-}
-
-FailureOr<Value> OpContext::transpose(Value input,
-                                      llvm::ArrayRef<int64_t> perm) {
-  return create<TransposeOp>(input, {namedInts("perm", perm)});
-}
-
-FailureOr<Value> OpContext::compare(CompareDirection direction, Value lhs,
-                                    Value rhs) {
-  return create<CompareOp>(
-      {lhs, rhs},
-      {named("direction", CompareDirectionAttr::get(getContext(), direction))});
-}
-
-FailureOr<Value> OpContext::reduce(ReduceKind kind, Value input,
-                                   llvm::ArrayRef<int64_t> axes,
-                                   bool keepDims) {
-  return create<ReduceOp>(
-      input, {named("kind", ReduceKindAttr::get(getContext(), kind)),
-              namedInts("axes", axes),
-              named("keepdims", builder.getBoolAttr(keepDims))});
-}
-
 FailureOr<Value> OpContext::cast(Value input, Type elementType) {
   if (typeOf(input).getElementType() == elementType)
     return input;
@@ -498,14 +431,6 @@ void setAttr(onnx::NodeProto &node, llvm::StringRef name,
   a->set_type(onnx::AttributeProto::INTS);
   for (int64_t v : values)
     a->add_ints(v);
-}
-
-FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis, int64_t rank,
-                                 llvm::StringRef what) {
-  if (axis < -rank || axis >= rank || (rank == 0 && axis != 0))
-    return ctx.error() << what << " " << axis << " is out of range for rank "
-                       << rank;
-  return axis < 0 ? axis + rank : axis;
 }
 
 FailureOr<Value> reshapeTo(OpContext &ctx, Value value,

@@ -3,9 +3,9 @@
 // A Paddle converter turns one op of a ::kiln::paddle::Program into Kiln ops
 // through an OpContext: the op's operands as MLIR values (looked up by
 // legacy slot name or by PIR operand position), its attributes, and the
-// same building calls the ONNX frontend's NodeContext offers (`create<OpTy>`
-// infers, verifies and folds eagerly), so onnx_import::BasicComposer works
-// on it too.
+// building calls of frontend::ImportBuilder, which the ONNX frontend's
+// NodeContext shares (`create<OpTy>` infers, verifies and folds eagerly), so
+// onnx_import::BasicComposer works on it too.
 //
 // Many Paddle ops are an ONNX op with other attribute spellings (pool2d is
 // MaxPool/AveragePool, conv2d_transpose is ConvTranspose, the interpolate
@@ -18,14 +18,9 @@
 #ifndef KILN_COMPILER_PADDLE_OPCONTEXT_H
 #define KILN_COMPILER_PADDLE_OPCONTEXT_H
 
+#include "compiler/frontend/ImportBuilder.h"
 #include "compiler/paddle/PaddleProgram.h"
 
-#include "dialects/kiln/ConstantFolding.h"
-#include "dialects/kiln/KilnDialect.h"
-
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -46,26 +41,23 @@ struct ValueTable {
   llvm::StringMap<llvm::SmallVector<Value>> lists;
 };
 
-class OpContext {
+class OpContext : public frontend::ImportBuilder {
 public:
   OpContext(const ::kiln::paddle::Program &program, const ::kiln::paddle::Op &op,
             Location loc, OpBuilder &builder, ValueTable &table,
             std::function<Value(llvm::StringRef)> lookup)
-      : program(program), op(op), loc(loc), builder(builder), table(table),
+      : ImportBuilder(loc, builder), program(program), op(op), table(table),
         lookupValue(std::move(lookup)) {}
 
   const ::kiln::paddle::Program &program;
   const ::kiln::paddle::Op &op;
-  Location loc;
-  OpBuilder &builder;
 
   bool isPir() const {
     return program.format == ::kiln::paddle::Format::PirJson;
   }
-  MLIRContext *getContext() { return builder.getContext(); }
 
   /// Reports an error naming the op ("op #12 (conv2d) ...: ").
-  InFlightDiagnostic error();
+  InFlightDiagnostic error() override;
 
   //===--------------------------------------------------------------------===//
   // Operands: a legacy slot name or a PIR operand position
@@ -97,13 +89,8 @@ public:
                   llvm::ArrayRef<Value> values);
   /// Output 0 for BasicComposer: PIR result 0, or the first of the legacy
   /// slots "Out", "Y", "Output" the op has.
-  void setResult(unsigned i, Value value);
-  LogicalResult setResult(unsigned i, FailureOr<Value> value) {
-    if (failed(value))
-      return failure();
-    setResult(i, *value);
-    return success();
-  }
+  void setResult(unsigned i, Value value) override;
+  using ImportBuilder::setResult;
   /// Number of values the output has (legacy slot values; PIR: 1 or 0).
   size_t outCount(llvm::StringRef slot, unsigned pirIndex) const;
 
@@ -148,39 +135,10 @@ public:
                                            std::optional<unsigned> pirIndex);
 
   //===--------------------------------------------------------------------===//
-  // Building (the NodeContext calls BasicComposer uses)
+  // Building (create<OpTy>, constant, scalar, reshape... from ImportBuilder)
   //===--------------------------------------------------------------------===//
 
-  template <typename OpTy>
-  FailureOr<Value> create(ValueRange operands,
-                          llvm::ArrayRef<NamedAttribute> attributes = {}) {
-    for (Value operand : operands)
-      if (!operand)
-        return error() << "internal error: a null operand for "
-                       << OpTy::getOperationName();
-    return withOpDiagnostics([&] {
-      return createCheckedOrFold<OpTy>(builder, loc, operands, attributes);
-    });
-  }
-  Value constant(ElementsAttr value);
-  Value scalar(Type elementType, double value);
-  Value scalarLike(Value like, double value) {
-    return scalar(llvm::cast<ShapedType>(like.getType()).getElementType(),
-                  value);
-  }
-  Value i64Vector(llvm::ArrayRef<int64_t> values);
-  NamedAttribute named(llvm::StringRef name, Attribute value) {
-    return builder.getNamedAttr(name, value);
-  }
-  NamedAttribute namedInts(llvm::StringRef name,
-                           llvm::ArrayRef<int64_t> values) {
-    return named(name, builder.getDenseI64ArrayAttr(values));
-  }
-  FailureOr<Value> reshape(Value input, llvm::ArrayRef<int64_t> shape);
-  FailureOr<Value> transpose(Value input, llvm::ArrayRef<int64_t> perm);
-  FailureOr<Value> compare(CompareDirection direction, Value lhs, Value rhs);
-  FailureOr<Value> reduce(ReduceKind kind, Value input,
-                          llvm::ArrayRef<int64_t> axes, bool keepDims);
+  /// `input` converted to `elementType` (itself when it has that type).
   FailureOr<Value> cast(Value input, Type elementType);
 
   /// Runs the ONNX frontend's converter for `opType` (default domain at
@@ -201,9 +159,6 @@ public:
   }
 
 private:
-  FailureOr<Value>
-  withOpDiagnostics(llvm::function_ref<FailureOr<Value>()> build);
-
   ValueTable &table;
   std::function<Value(llvm::StringRef)> lookupValue;
 };
@@ -217,8 +172,7 @@ void setAttr(onnx::NodeProto &node, llvm::StringRef name,
              llvm::ArrayRef<int64_t> values);
 
 /// Normalizes a possibly negative `axis` for `rank`; fails naming the op.
-FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis, int64_t rank,
-                                 llvm::StringRef what = "axis");
+using frontend::normalizeAxis;
 
 /// Reshapes `value` to `shape`, which may hold one dynamic dim (it becomes
 /// -1); more than one is an error naming the op.

@@ -11,10 +11,9 @@
 
 #include "compiler/paddle/PaddleImporter.h"
 
+#include "compiler/frontend/MainFunction.h"
 #include "compiler/paddle/PaddleConverters.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
@@ -303,14 +302,8 @@ OwningOpRef<ModuleOp> ProgramImporter::run() {
   if (failed(buildSignature(argTypes, argAttrs)))
     return nullptr;
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(builder, fileLoc, "main",
-                                   builder.getFunctionType(argTypes, {}));
-  func.setAllArgAttrs(argAttrs);
-  Block *entry = func.addEntryBlock();
-  builder.setInsertionPointToStart(entry);
-  for (auto [name, arg] : llvm::zip(program.feeds, entry->getArguments()))
+  frontend::MainFunction main(builder, fileLoc, argTypes, argAttrs);
+  for (auto [name, arg] : llvm::zip(program.feeds, main.arguments()))
     table.values[name] = arg;
 
   if (failed(importOps()))
@@ -339,13 +332,7 @@ OwningOpRef<ModuleOp> ProgramImporter::run() {
     return (emitError(fileLoc) << "'" << program.modelPath
                                << "' fetches nothing",
             nullptr);
-  func::ReturnOp::create(builder, fileLoc, results);
-  func.setFunctionType(
-      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  func.setAllResultAttrs(resultAttrs);
-  if (failed(mlir::verify(*module)))
-    return nullptr;
-  return module;
+  return main.finish(results, resultAttrs);
 }
 
 } // namespace
