@@ -35,13 +35,25 @@ FailureOr<Value> transposeLastTwo(OpContext &ctx, Value v) {
   return ctx.transpose(v, perm);
 }
 
-LogicalResult matmulWith(OpContext &ctx, llvm::StringRef transX,
-                         llvm::StringRef transY) {
+/// The two operands of a binary op: legacy slots X and Y, PIR operands 0
+/// and 1; an error naming a missing one.
+struct XY {
+  Value x, y;
+};
+FailureOr<XY> requiredXY(OpContext &ctx) {
   auto x = ctx.required("X", 0);
   auto y = ctx.required("Y", 1);
   if (failed(x) || failed(y))
     return failure();
-  Value a = *x, b = *y;
+  return XY{*x, *y};
+}
+
+LogicalResult matmulWith(OpContext &ctx, llvm::StringRef transX,
+                         llvm::StringRef transY) {
+  auto operands = requiredXY(ctx);
+  if (failed(operands))
+    return failure();
+  auto [a, b] = *operands;
   if (ctx.getBool(transX, false)) {
     auto t = transposeLastTwo(ctx, a);
     if (failed(t))
@@ -145,42 +157,39 @@ FailureOr<Value> alignY(OpContext &ctx, Value x, Value y) {
   return reshapeTo(ctx, y, shape);
 }
 
-template <typename OpTy> LogicalResult convertElementwise(OpContext &ctx) {
-  auto x = ctx.required("X", 0);
-  auto y = ctx.required("Y", 1);
-  if (failed(x) || failed(y))
+/// X and Y of an elementwise op, Y aligned to X by the legacy `axis` (PIR
+/// ops broadcast like numpy and have no `axis`).
+FailureOr<XY> binaryOperands(OpContext &ctx) {
+  auto operands = requiredXY(ctx);
+  if (failed(operands) || ctx.isPir())
+    return operands;
+  auto aligned = alignY(ctx, operands->x, operands->y);
+  if (failed(aligned))
     return failure();
-  Value rhs = *y;
-  if (!ctx.isPir()) {
-    auto aligned = alignY(ctx, *x, *y);
-    if (failed(aligned))
-      return failure();
-    rhs = *aligned;
-  }
-  return ctx.setResult(0, ctx.create<OpTy>({*x, rhs}));
+  return XY{operands->x, *aligned};
+}
+
+template <typename OpTy> LogicalResult convertElementwise(OpContext &ctx) {
+  auto operands = binaryOperands(ctx);
+  if (failed(operands))
+    return failure();
+  return ctx.setResult(0, ctx.create<OpTy>({operands->x, operands->y}));
 }
 
 /// floor(x / y) for floor_divide (integers in Paddle's models).
 LogicalResult convertFloorDivide(OpContext &ctx) {
-  auto x = ctx.required("X", 0);
-  auto y = ctx.required("Y", 1);
-  if (failed(x) || failed(y))
+  auto operands = binaryOperands(ctx);
+  if (failed(operands))
     return failure();
-  Value rhs = *y;
-  if (!ctx.isPir()) {
-    auto aligned = alignY(ctx, *x, *y);
-    if (failed(aligned))
-      return failure();
-    rhs = *aligned;
-  }
-  if (llvm::isa<FloatType>(ctx.typeOf(*x).getElementType())) {
+  auto [x, y] = *operands;
+  if (llvm::isa<FloatType>(ctx.typeOf(x).getElementType())) {
     Composer k{ctx};
-    return k.finish(k.un<FloorOp>(k.bin<DivOp>(*x, rhs)));
+    return k.finish(k.un<FloorOp>(k.bin<DivOp>(x, y)));
   }
   // Paddle's integer floor_divide floors; kiln.div truncates. Both agree
   // on the non-negative shape arithmetic exports use it for; negative
   // operands are rejected by nothing here, so say so in the table.
-  return ctx.setResult(0, ctx.create<DivOp>({*x, rhs}));
+  return ctx.setResult(0, ctx.create<DivOp>({x, y}));
 }
 
 /// scale: legacy X (+ScaleTensor), attrs scale/bias/bias_after_scale; PIR
