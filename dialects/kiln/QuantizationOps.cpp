@@ -79,13 +79,51 @@ LogicalResult verifyScaleAndZeroPoint(Operation *op, RankedTensorType input,
   return success();
 }
 
-// For each element of a static `shape`, the index into a per-axis scale
-// (0 for a per-tensor one).
-int64_t scaleIndex(int64_t flat, ArrayRef<int64_t> strides,
-                   ArrayRef<int64_t> shape, std::optional<int64_t> axis) {
-  if (!axis)
-    return 0;
-  return (flat / strides[*axis]) % shape[*axis];
+// What both folds read: the constant input, scale and zero point, and for
+// each element the index into the scale (per axis or per tensor).
+struct QuantizationConstants {
+  ConstantTensor input, scale, zeroPoint;
+  std::optional<int64_t> axis;
+  ArrayRef<int64_t> shape;
+  SmallVector<int64_t> strides;
+  // Elements to compute: 1 for a splat input with a per-tensor scale (the
+  // result is a splat too), otherwise every element.
+  int64_t count;
+
+  // The index into a per-axis scale of row-major element `flat` (0 for a
+  // per-tensor one).
+  int64_t scaleIndex(int64_t flat) const {
+    if (!axis)
+      return 0;
+    return (flat / strides[*axis]) % shape[*axis];
+  }
+};
+
+// The constants of a quantize or dequantize with a static `resultType`,
+// or std::nullopt when an operand is not a constant Kiln reads (or the
+// result shape is dynamic). `axis` is the op's getQuantizedAxis().
+std::optional<QuantizationConstants>
+readQuantizationConstants(RankedTensorType resultType, Attribute input,
+                          Attribute scale, Attribute zeroPoint,
+                          std::optional<int64_t> axis) {
+  if (!resultType.hasStaticShape())
+    return std::nullopt;
+  std::optional<ConstantTensor> inputValues =
+      readConstant(input, kMaxQuantizeFoldElements);
+  std::optional<ConstantTensor> scaleValues = readConstant(scale);
+  std::optional<ConstantTensor> zeroPointValues = readConstant(zeroPoint);
+  if (!inputValues || !scaleValues || !zeroPointValues)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = resultType.getShape();
+  int64_t count =
+      inputValues->isSplat && !axis ? 1 : resultType.getNumElements();
+  return QuantizationConstants{std::move(*inputValues),
+                               std::move(*scaleValues),
+                               std::move(*zeroPointValues),
+                               axis,
+                               shape,
+                               rowMajorStrides(shape),
+                               count};
 }
 
 } // namespace
@@ -124,30 +162,22 @@ std::optional<int64_t> QuantizeOp::getQuantizedAxis() {
 
 OpFoldResult QuantizeOp::fold(FoldAdaptor adaptor) {
   auto resultType = llvm::cast<RankedTensorType>(getType());
-  if (!resultType.hasStaticShape())
+  std::optional<QuantizationConstants> c = readQuantizationConstants(
+      resultType, adaptor.getInput(), adaptor.getScale(),
+      adaptor.getZeroPoint(), getQuantizedAxis());
+  if (!c)
     return {};
-  std::optional<ConstantTensor> input =
-      readConstant(adaptor.getInput(), kMaxQuantizeFoldElements);
-  std::optional<ConstantTensor> scale = readConstant(adaptor.getScale());
-  std::optional<ConstantTensor> zeroPoint =
-      readConstant(adaptor.getZeroPoint());
-  if (!input || !scale || !zeroPoint)
-    return {};
-  std::optional<int64_t> axis = getQuantizedAxis();
-  ArrayRef<int64_t> shape = resultType.getShape();
-  SmallVector<int64_t> strides = rowMajorStrides(shape);
-  int64_t count = input->isSplat && !axis ? 1 : resultType.getNumElements();
   std::vector<int64_t> values;
-  values.reserve(count);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t s = scaleIndex(i, strides, shape, axis);
+  values.reserve(c->count);
+  for (int64_t i = 0; i < c->count; ++i) {
+    int64_t s = c->scaleIndex(i);
     // f32 arithmetic, as the kernel does it.
-    float x = static_cast<float>(input->floatAt(i));
-    float quotient = x / static_cast<float>(scale->floatAt(s));
+    float x = static_cast<float>(c->input.floatAt(i));
+    float quotient = x / static_cast<float>(c->scale.floatAt(s));
     if (std::isnan(quotient))
       return {}; // undefined in ONNX; left to the run time
     float rounded = std::nearbyint(quotient) +
-                    static_cast<float>(zeroPoint->intAt(s));
+                    static_cast<float>(c->zeroPoint.intAt(s));
     values.push_back(static_cast<int64_t>(
         std::min(127.0f, std::max(-128.0f, rounded))));
   }
@@ -190,33 +220,25 @@ std::optional<int64_t> DequantizeOp::getQuantizedAxis() {
 
 DenseElementsAttr DequantizeOp::evaluateConstant() {
   auto resultType = llvm::cast<RankedTensorType>(getType());
-  if (!resultType.hasStaticShape())
-    return {};
   Attribute inputAttr, scaleAttr, zeroPointAttr;
   if (!matchPattern(getInput(), m_Constant(&inputAttr)) ||
       !matchPattern(getScale(), m_Constant(&scaleAttr)) ||
       !matchPattern(getZeroPoint(), m_Constant(&zeroPointAttr)))
     return {};
-  std::optional<ConstantTensor> input =
-      readConstant(inputAttr, kMaxQuantizeFoldElements);
-  std::optional<ConstantTensor> scale = readConstant(scaleAttr);
-  std::optional<ConstantTensor> zeroPoint = readConstant(zeroPointAttr);
-  if (!input || !scale || !zeroPoint)
+  std::optional<QuantizationConstants> c = readQuantizationConstants(
+      resultType, inputAttr, scaleAttr, zeroPointAttr, getQuantizedAxis());
+  if (!c)
     return {};
-  std::optional<int64_t> axis = getQuantizedAxis();
-  ArrayRef<int64_t> shape = resultType.getShape();
-  SmallVector<int64_t> strides = rowMajorStrides(shape);
-  int64_t count = input->isSplat && !axis ? 1 : resultType.getNumElements();
   std::vector<double> values;
-  values.reserve(count);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t s = scaleIndex(i, strides, shape, axis);
+  values.reserve(c->count);
+  for (int64_t i = 0; i < c->count; ++i) {
+    int64_t s = c->scaleIndex(i);
     // The difference wraps in i32 like the kernel's arith.subi.
     int32_t difference = static_cast<int32_t>(
-        static_cast<uint32_t>(input->intAt(i)) -
-        static_cast<uint32_t>(zeroPoint->intAt(s)));
+        static_cast<uint32_t>(c->input.intAt(i)) -
+        static_cast<uint32_t>(c->zeroPoint.intAt(s)));
     values.push_back(static_cast<float>(difference) *
-                     static_cast<float>(scale->floatAt(s)));
+                     static_cast<float>(c->scale.floatAt(s)));
   }
   return writeFloats(resultType, values);
 }
