@@ -11,7 +11,9 @@ The page marks its code blocks:
       run block before it printed on stdout.
 Two substitutions make the blocks runnable inside a Bazel test: /tmp/ becomes
 a private scratch folder, and ~/.cache/kiln/venv/bin/python the test's own
-Python (the same venv; Bazel tests have another HOME).
+Python (the same venv, wherever KILN_CACHE put it; Bazel tests have another
+HOME). The Python path is put in after the /tmp/ rewrite, so a venv under
+/tmp (KILN_CACHE=/tmp/...) is not moved into the scratch folder.
 
 usage: doc_test.py --doc docs/custom-passes.md --root DIR (the runfiles
        root, holding the sources and built files the blocks use)
@@ -78,6 +80,20 @@ def region(root, spec):
     return "\n".join(lines[begin[0] + 1:end[0]]) + "\n"
 
 
+# How the pages name the test venv's Python (scripts/setup.sh makes it under
+# KILN_CACHE, ~/.cache/kiln by default).
+DOC_PYTHON = "~/.cache/kiln/venv/bin/python"
+
+
+def runnable_text(text, tmp, python):
+    """`text` with /tmp/ replaced by `tmp` and DOC_PYTHON by `python`.
+
+    The Python path goes in last: it may itself lie under /tmp/.
+    """
+    parts = text.split(DOC_PYTHON)
+    return python.join(part.replace("/tmp/", tmp) for part in parts)
+
+
 def make_repo(root, repo):
     for path in SOURCES:
         os.makedirs(os.path.dirname(os.path.join(repo, path)), exist_ok=True)
@@ -101,8 +117,7 @@ def main():
     make_repo(root, repo)
 
     def runnable(text):
-        return (text.replace("~/.cache/kiln/venv/bin/python", sys.executable)
-                .replace("/tmp/", tmp))
+        return runnable_text(text, tmp, sys.executable)
 
     counts = {"include": 0, "run": 0, "output": 0}
     last_output = None
