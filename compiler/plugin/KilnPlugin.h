@@ -54,7 +54,11 @@
 
 // The plugin API this header describes. A tool accepts only plugins built
 // with the same number.
-#define KILN_PLUGIN_API_VERSION 1
+//   1: addPass (both forms).
+//   2: PluginRegistrar::addCustomOp, a new virtual function: a version-1
+//      tool has no such slot in its registrar, so a plugin calling it there
+//      would jump past the vtable; a version-1 plugin is refused here too.
+#define KILN_PLUGIN_API_VERSION 2
 
 // The Kiln release these headers belong to.
 #define KILN_VERSION_STRING "0.1.0"
@@ -153,9 +157,8 @@ public:
   // resolves by the definition's name (kind b). The importer, kiln-opt's
   // and kilnc's kiln-to-linalg and the host plan use it from then on. A
   // definition without a shape function, or whose ONNX op or name another
-  // plugin already registered, makes the tool refuse the plugin. (Added
-  // after addPass in the same release, 0.1.0: appended, so the slots of
-  // the calls above do not move.)
+  // plugin already registered, makes the tool refuse the plugin. (Plugin
+  // API version 2.)
   virtual void addCustomOp(CustomOpDefinition definition) = 0;
 };
 

@@ -113,6 +113,21 @@ TEST_F(PluginLoaderTest, WrongApiVersion) {
                 "): rebuild the plugin against this Kiln's KilnPlugin.h");
 }
 
+// A plugin built against the headers before addCustomOp (API version 1,
+// same Kiln version): its registrar vtable is not this tool's.
+TEST_F(PluginLoaderTest, OldApiVersion) {
+  static_assert(KILN_PLUGIN_API_VERSION == 2,
+                "OldApiVersionPlugin stands for the version before this one");
+  PluginLoadResult result = loadPlugin(testPlugin("OldApiVersion"));
+  EXPECT_FALSE(result.plugin);
+  EXPECT_EQ(result.failure, PluginLoadFailure::VersionMismatch);
+  EXPECT_EQ(result.error,
+            "plugin '" + testPlugin("OldApiVersion") +
+                "' was built against Kiln plugin API version 1, but this "
+                "tool has plugin API version 2 (Kiln " KILN_VERSION_STRING
+                "): rebuild the plugin against this Kiln's KilnPlugin.h");
+}
+
 TEST_F(PluginLoaderTest, WrongKilnVersion) {
   PluginLoadResult result = loadPlugin(testPlugin("WrongKilnVersion"));
   EXPECT_FALSE(result.plugin);

@@ -37,7 +37,7 @@
 // A plugin for another plugin API version is refused, as in kilnc.
 // RUN: not kiln-opt %s --load-pass-plugin=%wrong_api_plugin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=VERSION
-// VERSION: kiln-opt: error: plugin '{{.*}}libKilnTestWrongApiVersion.so' was built against Kiln plugin API version 2, but this tool has plugin API version 1 (Kiln 0.1.0): rebuild the plugin against this Kiln's KilnPlugin.h
+// VERSION: kiln-opt: error: plugin '{{.*}}libKilnTestWrongApiVersion.so' was built against Kiln plugin API version 3, but this tool has plugin API version 2 (Kiln 0.1.0): rebuild the plugin against this Kiln's KilnPlugin.h
 
 // PyTorch's export of nn.LayerNorm (opset <= 16): pow(d, 2), then scale
 // and shift by the normalized shape.
