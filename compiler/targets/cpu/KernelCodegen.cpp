@@ -33,6 +33,7 @@
 
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/LoopOrder.h"
 #include "compiler/targets/cpu/LoweringConfig.h"
 #include "compiler/targets/cpu/ScratchBinding.h"
@@ -667,6 +668,49 @@ void bf16MovesAsI16(ModuleOp module) {
   });
 }
 
+// Strategy "depthwise": marks the depthwise convolution (also as register
+// tiled, so that the loop ordering leaves it alone) after checking that the
+// target has the configured path's instruction.
+LogicalResult markDepthwise(func::FuncOp kernel, const LoweringConfig &config,
+                            const TargetChoice &target) {
+  bool supported = config.native == "vnni" ? target.hasVnni
+                                           : target.vectorBits >= 256;
+  if (!supported)
+    return kernel.emitError("the depthwise path '")
+           << config.native << "' needs an instruction CPU '" << target.cpu
+           << "' does not have";
+  int64_t count = 0;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (failed(matchDepthwise(op)))
+      return;
+    op->setAttr(kDepthwiseTileAttr, UnitAttr::get(op->getContext()));
+    op->setAttr(kRegisterTileAttr, UnitAttr::get(op->getContext()));
+    ++count;
+  });
+  if (count == 0)
+    return kernel.emitError("the lowering config asks for depthwise tiles "
+                            "but the dispatch has no depthwise convolution "
+                            "they apply to");
+  return success();
+}
+
+LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
+                            const TargetChoice &target) {
+  SmallVector<linalg::LinalgOp> convs;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kDepthwiseTileAttr))
+      convs.push_back(op);
+  });
+  if (convs.empty())
+    return kernel.emitError("bufferization lost the depthwise convolution");
+  DepthwiseTile tile{config.native, config.pixelTile, config.flatPlane};
+  IRRewriter rewriter(kernel.getContext());
+  for (linalg::LinalgOp op : convs)
+    if (failed(emitDepthwiseKernel(rewriter, op, tile, target.vectorBits)))
+      return failure();
+  return success();
+}
+
 } // namespace
 
 FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
@@ -739,12 +783,20 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                  "tiles but the dispatch has no f32 "
                                  "contraction they apply to");
     }
+    if (config->strategy == Strategy::Depthwise) {
+      if (failed(markDepthwise(*kernel, *config, target)))
+        return failure();
+      marked = 1;
+    }
     if (config->strategy != Strategy::Scalar &&
         failed(orderLoopsForVectorization(*kernel)))
       return failure();
     if (failed(bufferize(*kernel)))
       return failure();
-    if (marked > 0) {
+    if (config->strategy == Strategy::Depthwise) {
+      if (failed(emitDepthwise(*kernel, *config, target)))
+        return failure();
+    } else if (marked > 0) {
       SmallVector<linalg::LinalgOp> contractions;
       kernel->walk([&](linalg::LinalgOp op) {
         if (op->hasAttr(kRegisterTileAttr))
@@ -810,9 +862,17 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   {
     // Transcendentals as polynomials: vectorizable and no libm calls.
     RewritePatternSet patterns(ctx);
-    math::populateExpansionPatterns(patterns, {"powf", "fpowi", "ipowi", "sinh",
-                                               "cosh", "tan", "tanh", "ceil",
-                                               "round", "roundeven"});
+    // roundeven (every quantize's rounding) is one vroundps/vrndscaleps
+    // where SSE4.1 exists (any AVX target): LLVM only calls libm's
+    // roundevenf below that, and the bit-twiddling expansion costs ~25
+    // vector instructions per vector (measured: it dominated int8
+    // depthwise dispatches' requantizing epilogues).
+    SmallVector<StringRef> expanded = {"powf", "fpowi", "ipowi", "sinh",
+                                       "cosh", "tan",  "tanh",  "ceil",
+                                       "round"};
+    if (target.vectorBits < 256)
+      expanded.push_back("roundeven");
+    math::populateExpansionPatterns(patterns, expanded);
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateTanhPattern(patterns);

@@ -3,6 +3,7 @@
 
 #include "compiler/pipeline/TargetBackend.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/DepthwiseKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,6 +18,8 @@ llvm::StringRef strategyName(Strategy strategy) {
     return "loop-order";
   case Strategy::Scalar:
     return "scalar";
+  case Strategy::Depthwise:
+    return "depthwise";
   }
   return "";
 }
@@ -49,8 +52,41 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
     if (packPanels)
       entries.push_back(b.getNamedAttr("pack_b", b.getStringAttr("panels")));
   }
+  if (strategy == Strategy::Depthwise) {
+    entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
+    entries.push_back(
+        b.getNamedAttr("pixel_tile", b.getI64IntegerAttr(pixelTile)));
+    entries.push_back(b.getNamedAttr(
+        "plane", b.getStringAttr(flatPlane ? "flat" : "rows")));
+  }
   return b.getDictionaryAttr(entries);
 }
+
+namespace {
+
+// The depthwise strategy's keys: native, pixel_tile, plane.
+LogicalResult readDepthwiseConfig(func::FuncOp dispatch, DictionaryAttr dict,
+                                  LoweringConfig &config) {
+  auto native = dict.getAs<StringAttr>("native");
+  if (!native || !llvm::is_contained({"vnni", "pmaddwd", "fma"},
+                                     native.getValue()))
+    return dispatch.emitError("the depthwise strategy needs 'native' = "
+                              "\"vnni\", \"pmaddwd\" or \"fma\"");
+  config.native = native.getValue().str();
+  auto pixels = dyn_cast_or_null<IntegerAttr>(dict.get("pixel_tile"));
+  if (!pixels || pixels.getInt() < 1 || pixels.getInt() > 1024)
+    return dispatch.emitError("the depthwise strategy needs 'pixel_tile' "
+                              "(an integer in 1..1024)");
+  config.pixelTile = pixels.getInt();
+  auto plane = dict.getAs<StringAttr>("plane");
+  if (!plane || !llvm::is_contained({"rows", "flat"}, plane.getValue()))
+    return dispatch.emitError("the depthwise strategy needs 'plane' = "
+                              "\"rows\" or \"flat\"");
+  config.flatPlane = plane.getValue() == "flat";
+  return success();
+}
+
+} // namespace
 
 FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
   auto dict = dispatch->getAttrOfType<DictionaryAttr>(kLoweringConfigAttr);
@@ -67,10 +103,12 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
     config.strategy = Strategy::LoopOrder;
   else if (strategy.getValue() == "scalar")
     config.strategy = Strategy::Scalar;
+  else if (strategy.getValue() == "depthwise")
+    config.strategy = Strategy::Depthwise;
   else
     return dispatch.emitError("unknown lowering strategy '")
            << strategy.getValue()
-           << "' (expected contraction, loop-order or scalar)";
+           << "' (expected contraction, depthwise, loop-order or scalar)";
   auto tile = dict.getAs<DenseI64ArrayAttr>("workgroup_tile");
   if (!tile)
     return dispatch.emitError(kLoweringConfigAttr)
@@ -115,6 +153,9 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
                                 "two, got ")
              << config.tileLanes;
   }
+  if (config.strategy == Strategy::Depthwise &&
+      failed(readDepthwiseConfig(dispatch, dict, config)))
+    return failure();
   return config;
 }
 
@@ -243,6 +284,36 @@ std::optional<RegisterTileCandidate> registerTileCandidate(func::FuncOp dispatch
   return std::nullopt;
 }
 
+// Workgroups of a depthwise convolution: one channel plane each (the
+// kernel needs whole planes), i.e. tiles of 1 on the root dims the
+// convolution's outer parallel dims land on, at most three of them.
+std::optional<SmallVector<int64_t>>
+depthwiseWorkgroupTile(RegisterTileCandidate candidate,
+                       linalg::LinalgOp rootOp, ArrayRef<int64_t> bounds) {
+  FailureOr<DepthwiseLoops> dw = matchDepthwise(candidate.op);
+  if (failed(dw))
+    return std::nullopt;
+  AffineMap out = candidate.op.getIndexingMapsArray().back();
+  SmallVector<int64_t> tiles(bounds.size(), 0);
+  int64_t tiled = 0;
+  for (auto [pos, expr] : llvm::enumerate(out.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto rootDim = dyn_cast<AffineDimExpr>(candidate.resultToRoot.getResult(pos));
+    if (!dim || !rootDim)
+      return std::nullopt;
+    unsigned d = dim.getPosition(), r = rootDim.getPosition();
+    if (d == dw->oh || d == dw->ow || bounds[r] <= 1)
+      continue;
+    if (rootOp.getIteratorTypesArray()[r] != utils::IteratorType::parallel)
+      return std::nullopt;
+    if (tiled++ < 3)
+      tiles[r] = 1;
+  }
+  // A root dim that is neither the convolution's plane nor tiled above
+  // (none in a depthwise dispatch) would split planes: refuse.
+  return tiles;
+}
+
 } // namespace
 
 LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
@@ -339,6 +410,22 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     config.workgroupTile = tiles;
     return config;
   }
+
+  // Depthwise convolutions: the flat-plane kernel where it pays
+  // (DepthwiseKernel.h), one workgroup per channel plane.
+  if (candidate->loops.vectorPerRow && !candidate->loops.scalarPerRow)
+    if (std::optional<DepthwiseTile> dw =
+            chooseDepthwiseTile(candidate->op, target)) {
+      if (std::optional<SmallVector<int64_t>> tiles =
+              depthwiseWorkgroupTile(*candidate, rootOp, bounds)) {
+        config.strategy = Strategy::Depthwise;
+        config.workgroupTile = *tiles;
+        config.native = dw->native;
+        config.pixelTile = dw->pixels;
+        config.flatPlane = dw->flat;
+        return config;
+      }
+    }
 
   const ContractionLoops *loops = &candidate->loops;
   SmallVector<int64_t> ranges = candidate->op.getStaticLoopRanges();

@@ -27,6 +27,9 @@
 //    (ContractionKernel.h);
 //  - "loop-order": reductions get their innermost parallel dim innermost
 //    so LLVM's loop vectorizer emits vector code (LoopOrder.h);
+//  - "depthwise": a depthwise convolution runs as DepthwiseKernel.h's
+//    flat-plane tiles, `{native = "vnni" | "pmaddwd" | "fma", pixel_tile =
+//    N, plane = "rows" | "flat"}`;
 //  - "scalar": loops as lowered (a reference for debugging).
 // The root op is the one producing the dispatch's first result; it is
 // tiled into workgroups by `workgroup_tile` (0 = not split), its producers
@@ -48,7 +51,7 @@
 
 namespace mlir::kiln::cpu {
 
-enum class Strategy { Contraction, LoopOrder, Scalar };
+enum class Strategy { Contraction, LoopOrder, Scalar, Depthwise };
 
 llvm::StringRef strategyName(Strategy strategy);
 
@@ -71,6 +74,10 @@ struct LoweringConfig {
   // bf16 contractions whose B is computed (the im2col columns of a
   // convolution), which the data tiling cannot pack ahead of time.
   bool packPanels = false;
+  // Depthwise only (DepthwiseKernel.h): output pixels per tile, and whether
+  // tiles span the rows of the flat plane; the path is in `native`.
+  int64_t pixelTile = 0;
+  bool flatPlane = false;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.

@@ -1,0 +1,585 @@
+//===- DepthwiseKernel.cpp - Depthwise convolution kernels ----------------===//
+//
+// See DepthwiseKernel.h for the flat-grid formulation and the tap groups.
+// Like the contraction kernel, the tile is written directly from vector
+// ops on the bufferized operands.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/DepthwiseKernel.h"
+
+#include "compiler/targets/cpu/ContractionKernel.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+// `expr` - stride * d_`dim`, when that is a single dim other than `dim`.
+std::optional<unsigned> offsetDim(AffineExpr expr, unsigned dim,
+                                  int64_t stride, unsigned numDims) {
+  AffineExpr rest = simplifyAffineExpr(
+      expr - getAffineDimExpr(dim, expr.getContext()) * stride, numDims, 0);
+  auto d = dyn_cast<AffineDimExpr>(rest);
+  if (!d || d.getPosition() == dim)
+    return std::nullopt;
+  return d.getPosition();
+}
+
+} // namespace
+
+FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
+  FailureOr<ContractionLoops> c = matchContraction(op);
+  // The weight (A) is shared by every row and lane; the input (B) moves
+  // with both.
+  if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
+      c->scalarPerRow)
+    return failure();
+  if (!(c->operandType.isF32() ||
+        (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
+    return failure();
+  DepthwiseLoops loops;
+  loops.oh = c->m;
+  loops.ow = c->n;
+  loops.input = c->rhs;
+  loops.filter = c->lhs;
+  loops.stride = c->laneStride;
+  loops.operandType = c->operandType;
+  loops.accumulatorType = c->accumulatorType;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap x = maps[loops.input], w = maps[loops.filter];
+  unsigned numDims = op.getNumLoops();
+  if (x.getNumResults() < 2 || w.getNumResults() < 2)
+    return failure();
+  unsigned xr = x.getNumResults(), wr = w.getNumResults();
+  std::optional<unsigned> kh =
+      offsetDim(x.getResult(xr - 2), loops.oh, loops.stride, numDims);
+  std::optional<unsigned> kw =
+      offsetDim(x.getResult(xr - 1), loops.ow, loops.stride, numDims);
+  if (!kh || !kw || *kh == *kw)
+    return failure();
+  loops.kh = *kh;
+  loops.kw = *kw;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators[loops.kh] != utils::IteratorType::reduction ||
+      iterators[loops.kw] != utils::IteratorType::reduction)
+    return failure();
+  auto isDim = [](AffineExpr e, unsigned d) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    return dim && dim.getPosition() == d;
+  };
+  if (!isDim(w.getResult(wr - 2), loops.kh) ||
+      !isDim(w.getResult(wr - 1), loops.kw))
+    return failure();
+  // Everything else indexes with other plain dims or constants.
+  auto special = [&](unsigned d) {
+    return d == loops.oh || d == loops.ow || d == loops.kh || d == loops.kw;
+  };
+  for (auto [map, keep] : {std::pair(x, xr - 2), std::pair(w, wr - 2)})
+    for (AffineExpr e : map.getResults().take_front(keep)) {
+      if (isa<AffineConstantExpr>(e))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || special(dim.getPosition()))
+        return failure();
+    }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned d = 0; d < numDims; ++d) {
+    if (special(d))
+      continue;
+    if (iterators[d] == utils::IteratorType::reduction) {
+      if (ranges[d] != 1)
+        return failure();
+      loops.unitReductions.push_back(d);
+    } else {
+      loops.outer.push_back(d);
+    }
+  }
+  return loops;
+}
+
+int64_t depthwiseGroup(StringRef native) {
+  if (native == "vnni")
+    return 4;
+  if (native == "pmaddwd")
+    return 2;
+  return 1;
+}
+
+std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
+                                                 const TargetChoice &target) {
+  FailureOr<DepthwiseLoops> loops = matchDepthwise(op);
+  if (failed(loops) || !op.hasPureTensorSemantics() ||
+      !op.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto xType = dyn_cast<RankedTensorType>(
+      op.getDpsInputOperand(loops->input)->get().getType());
+  if (!xType || !xType.hasStaticShape() ||
+      llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t oh = ranges[loops->oh], ow = ranges[loops->ow];
+  int64_t pitch = xType.getShape().back();
+  int64_t s = loops->stride;
+  int64_t chunk = target.vectorBits / 32;
+  if (target.vectorBits < 256)
+    return std::nullopt;
+  DepthwiseTile tile;
+  int64_t maxBlocks = 2;
+  if (loops->operandType.isInteger(8)) {
+    tile.native = target.hasVnni ? "vnni" : "pmaddwd";
+  } else {
+    // f32 stays on the contraction kernel's row tiles: the flat grid
+    // ("fma", which a hand-set configuration may still ask for) was
+    // measured slower on the small planes it was meant for (960 channels
+    // of 7x7: 40 us against 27 us per run, paired, 1 thread) and equal on
+    // 14x14: the grid copy and the masked last tile cost more than the
+    // idle lanes they save.
+    return std::nullopt;
+  }
+  int64_t unit = depthwiseGroup(tile.native) / s * chunk;
+  if (unit == 0)
+    return std::nullopt;
+  auto tileFor = [&](int64_t count) {
+    return std::clamp<int64_t>((count + unit - 1) / unit, 1, maxBlocks) * unit;
+  };
+  auto ceilTo = [](int64_t v, int64_t m) { return (v + m - 1) / m * m; };
+  // Lanes doing useful work, per mode. The flat grid computes the
+  // (pitch - OW) columns between rows too and copies its result out once
+  // more (about 15%, counted against it).
+  int64_t rowsTile = tileFor(ow);
+  double rowsUse = double(ow) / double(ceilTo(ow, rowsTile));
+  int64_t grid = (oh - 1) * pitch + ow;
+  int64_t flatTile = tileFor(grid);
+  double flatUse =
+      0.85 * double(oh * ow) / double(ceilTo(grid, flatTile));
+  // The grid is stack scratch: keep it small (a 56x56 plane's is 13 KiB).
+  bool flatFits = ceilTo(grid, flatTile) * 4 <= 64 * 1024;
+  tile.flat = flatFits && flatUse > rowsUse;
+  tile.pixels = tile.flat ? flatTile : rowsTile;
+  return tile;
+}
+
+namespace {
+
+// Indices of an operand for the loop values `dims`.
+SmallVector<Value> indicesAt(OpBuilder &b, Location loc, AffineMap map,
+                             ArrayRef<Value> dims) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(dims[dim.getPosition()]);
+    else
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), dims));
+  }
+  return indices;
+}
+
+// Interleaves two vectors of n elements: out[2 i + j] = vj[i].
+Value interleave(OpBuilder &b, Location loc, Value v0, Value v1) {
+  int64_t n = cast<VectorType>(v0.getType()).getNumElements();
+  SmallVector<int64_t> mask;
+  for (int64_t i = 0; i < n; ++i) {
+    mask.push_back(i);
+    mask.push_back(n + i);
+  }
+  return vector::ShuffleOp::create(b, loc, v0, v1, mask).getResult();
+}
+
+} // namespace
+
+LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const DepthwiseTile &tile,
+                                  int64_t vectorBits) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError("depthwise tiles need bufferized operands");
+  FailureOr<DepthwiseLoops> loops = matchDepthwise(op);
+  if (failed(loops))
+    return op.emitOpError(
+        "is not a depthwise convolution the depthwise kernel handles (f32 or "
+        "i8 -> i32 multiply-add, input read at (s oh + kh, s ow + kw) with "
+        "s = 1 or 2, filter at (kh, kw), other reductions of extent 1)");
+  StringRef native = tile.native;
+  int64_t group = depthwiseGroup(native);
+  int64_t s = loops->stride;
+  bool integer = loops->operandType.isInteger(8);
+  if (!(native == "vnni" || native == "pmaddwd" || native == "fma") ||
+      integer != (native != "fma"))
+    return op.emitOpError("the depthwise path '")
+           << native << "' does not take " << loops->operandType
+           << " operands (vnni and pmaddwd take i8, fma f32)";
+  if (group % s != 0)
+    return op.emitOpError("the depthwise path '")
+           << native << "' cannot run stride " << s;
+  int64_t phases = group / s;
+  int64_t chunk = std::max<int64_t>(vectorBits / 32, 4);
+  int64_t unit = phases * chunk;
+  if (tile.pixels < unit || tile.pixels % unit != 0)
+    return op.emitOpError("depthwise pixel tile ")
+           << tile.pixels << " must be a multiple of " << unit
+           << " (phases x vector lanes)";
+  int64_t blocks = tile.pixels / unit;
+
+  Value x = op.getDpsInputOperand(loops->input)->get();
+  Value w = op.getDpsInputOperand(loops->filter)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  auto xType = cast<MemRefType>(x.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  auto [xStrides, xOffset] = xType.getStridesAndOffset();
+  int64_t rank = xType.getRank();
+  if (xStrides.back() != 1 || ShapedType::isDynamic(xStrides[rank - 2]) ||
+      !cType.isLastDimUnitStride())
+    return op.emitOpError("needs unit-stride rows and a static row pitch "
+                          "for depthwise tiles");
+  int64_t pitch = xStrides[rank - 2];
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t oh = ranges[loops->oh], ow = ranges[loops->ow];
+  int64_t kh = ranges[loops->kh], kw = ranges[loops->kw];
+  if (llvm::any_of(ArrayRef<int64_t>{oh, ow, kh, kw}, ShapedType::isDynamic))
+    return op.emitOpError("needs static planes for depthwise tiles");
+
+  // The output must start from a fill: the accumulators start from its
+  // value (the phases hold pixels out of order, so C is never loaded).
+  linalg::FillOp fill;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto f = dyn_cast<linalg::FillOp>(prev)) {
+      if (f.hasPureBufferSemantics() && f.getDpsInits()[0] == c)
+        fill = f;
+      break;
+    }
+    if (!isPure(prev))
+      break;
+  }
+  if (!fill)
+    return op.emitOpError("depthwise tiles need the output filled right "
+                          "before the convolution");
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Type elt = loops->operandType, acc = loops->accumulatorType;
+  Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
+       i32 = rewriter.getI32Type();
+  auto accType = VectorType::get({chunk}, acc);
+  // Elements one load reads: `group` per lane.
+  int64_t loadLen = chunk * group;
+  auto loadType = VectorType::get({loadLen}, elt);
+  auto loadMaskType = VectorType::get({loadLen}, rewriter.getI1Type());
+  int64_t groupsPerRow = (kw + group - 1) / group;
+  int64_t grid = (oh - 1) * pitch + ow;
+  int64_t gridTiles = (grid + tile.pixels - 1) / tile.pixels;
+
+  Value gridBuffer;
+  if (tile.flat)
+    gridBuffer = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({gridTiles * tile.pixels}, acc),
+        rewriter.getI64IntegerAttr(64));
+
+  SmallVector<Value> dims(op.getNumLoops(), index(rewriter, 0));
+  for (unsigned d : loops->outer) {
+    Value size = getValueOrCreateConstantIndexOp(
+        rewriter, loc, op.createLoopRanges(rewriter, loc)[d].size);
+    auto loop = scf::ForOp::create(rewriter, loc, index(rewriter, 0), size,
+                                   index(rewriter, 1));
+    rewriter.setInsertionPointToStart(loop.getBody());
+    dims[d] = loop.getInductionVar();
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap xMap = maps[loops->input], wMap = maps[loops->filter],
+            cMap = maps[2];
+
+  // This channel's input plane as one flat run of elements.
+  auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, x);
+  SmallVector<Value> xAt = indicesAt(rewriter, loc, xMap, dims);
+  Value start = meta.getOffset();
+  for (int64_t i = 0; i < rank - 2; ++i)
+    start = arith::AddIOp::create(
+        rewriter, loc, start,
+        arith::MulIOp::create(rewriter, loc, xAt[i], meta.getStrides()[i]));
+  Value planeLen = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(
+          rewriter, loc,
+          arith::SubIOp::create(rewriter, loc, meta.getSizes()[rank - 2],
+                                index(rewriter, 1)),
+          index(rewriter, pitch)),
+      meta.getSizes()[rank - 1]);
+  Value plane = memref::ReinterpretCastOp::create(
+      rewriter, loc,
+      MemRefType::get({ShapedType::kDynamic}, elt,
+                      StridedLayoutAttr::get(rewriter.getContext(),
+                                             ShapedType::kDynamic, {1})),
+      meta.getBaseBuffer(), OpFoldResult(start), {OpFoldResult(planeLen)},
+      {rewriter.getIndexAttr(1)});
+
+  // The weights, one broadcast group per filter row and group of `group`
+  // columns (zero past KW), and for vnni 128 * their sum.
+  SmallVector<Value> weights;
+  Value weightSum = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getIntegerAttr(i32, 0));
+  for (int64_t r = 0; r < kh; ++r)
+    for (int64_t j = 0; j < groupsPerRow; ++j) {
+      SmallVector<Value> taps;
+      for (int64_t t = 0; t < group; ++t) {
+        int64_t col = j * group + t;
+        if (col >= kw) {
+          taps.push_back(arith::ConstantOp::create(
+              rewriter, loc, rewriter.getZeroAttr(elt)));
+          continue;
+        }
+        SmallVector<Value> at(dims);
+        at[loops->kh] = index(rewriter, r);
+        at[loops->kw] = index(rewriter, col);
+        Value tap = memref::LoadOp::create(rewriter, loc, w,
+                                           indicesAt(rewriter, loc, wMap, at));
+        if (integer)
+          weightSum = arith::AddIOp::create(
+              rewriter, loc, weightSum,
+              arith::ExtSIOp::create(rewriter, loc, i32, tap));
+        taps.push_back(tap);
+      }
+      if (native == "fma") {
+        weights.push_back(
+            vector::BroadcastOp::create(rewriter, loc, accType, taps[0]));
+        continue;
+      }
+      Value bytes = vector::FromElementsOp::create(
+          rewriter, loc, VectorType::get({group}, i8), taps);
+      if (native == "pmaddwd")
+        bytes = arith::ExtSIOp::create(rewriter, loc,
+                                       VectorType::get({group}, i16), bytes);
+      Value word = vector::BitCastOp::create(
+          rewriter, loc, VectorType::get({1}, i32), bytes);
+      Value splat = vector::BroadcastOp::create(
+          rewriter, loc, VectorType::get({chunk}, i32), word);
+      weights.push_back(vector::BitCastOp::create(
+          rewriter, loc,
+          VectorType::get({chunk * group}, native == "vnni" ? i8 : i16),
+          splat));
+    }
+  // Every accumulator starts at the fill value; vpdpbusd's sums come out
+  // 128 * sum(w) high (x read as x + 128), so they start that much lower.
+  Value startValue = fill.getDpsInputs()[0];
+  if (native == "vnni")
+    startValue = arith::SubIOp::create(
+        rewriter, loc, startValue,
+        arith::MulIOp::create(
+            rewriter, loc, weightSum,
+            arith::ConstantOp::create(rewriter, loc,
+                                      rewriter.getIntegerAttr(i32, 128))));
+  Value accStart = vector::BroadcastOp::create(rewriter, loc, accType,
+                                               startValue);
+  Value flip;
+  if (native == "vnni")
+    flip = arith::ConstantOp::create(
+        rewriter, loc, loadType,
+        DenseElementsAttr::get(loadType, rewriter.getIntegerAttr(i8, -128)));
+  Value loadZeros = arith::ConstantOp::create(
+      rewriter, loc, loadType,
+      DenseElementsAttr::get(loadType, rewriter.getZeroAttr(elt)));
+
+  // The last element a tile starting at input element e reads is
+  // e + lastRead; tiles with e <= planeLen - 1 - lastRead need no masks.
+  int64_t lastRead = s * ((blocks - 1) * unit + phases - 1) +
+                     (kh - 1) * pitch + (groupsPerRow - 1) * group +
+                     loadLen - 1;
+
+  // One tile: `blocks` x `phases` accumulators of `chunk` lanes for the
+  // pixels whose first input element is `e` (output pixels in order,
+  // `unit` per block), returned in pixel order, one vector of `unit`
+  // lanes per block.
+  auto computeTile = [&](OpBuilder &b, Value e, bool masked) {
+    SmallVector<Value> accs(blocks * phases, accStart);
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t j = 0; j < groupsPerRow; ++j) {
+        Value weight = weights[r * groupsPerRow + j];
+        for (int64_t blk = 0; blk < blocks; ++blk)
+          for (int64_t p = 0; p < phases; ++p) {
+            Value at = arith::AddIOp::create(
+                b, loc, e,
+                index(b, s * (blk * unit + p) + r * pitch + j * group));
+            Value data;
+            if (masked) {
+              Value left = arith::SubIOp::create(b, loc, planeLen, at);
+              Value mask = vector::CreateMaskOp::create(b, loc, loadMaskType,
+                                                        ValueRange{left});
+              data = vector::MaskedLoadOp::create(b, loc, loadType, plane,
+                                                  ValueRange{at}, mask,
+                                                  loadZeros);
+            } else {
+              data = vector::LoadOp::create(b, loc, loadType, plane,
+                                            ValueRange{at});
+            }
+            Value &sum = accs[blk * phases + p];
+            if (native == "fma") {
+              sum = vector::FMAOp::create(b, loc, weight, data, sum);
+            } else if (native == "vnni") {
+              Value flipped = arith::XOrIOp::create(b, loc, data, flip);
+              sum = LLVM::CallIntrinsicOp::create(
+                        b, loc, accType,
+                        b.getStringAttr(chunk == 16
+                                            ? "llvm.x86.avx512.vpdpbusd.512"
+                                            : "llvm.x86.avx512.vpdpbusd.256"),
+                        ValueRange{sum, flipped, weight})
+                        .getResult(0);
+            } else {
+              Value words = arith::ExtSIOp::create(
+                  b, loc, VectorType::get({loadLen}, i16), data);
+              Value pairs =
+                  LLVM::CallIntrinsicOp::create(
+                      b, loc, accType,
+                      b.getStringAttr(chunk == 16
+                                          ? "llvm.x86.avx512.pmaddw.d.512"
+                                          : "llvm.x86.avx2.pmadd.wd"),
+                      ValueRange{words, weight})
+                      .getResult(0);
+              sum = arith::AddIOp::create(b, loc, sum, pairs);
+            }
+          }
+      }
+    // Phase p holds pixels p, p + P, p + 2P, ...: interleave back.
+    SmallVector<Value> out;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      ArrayRef<Value> ph(accs.data() + blk * phases, phases);
+      if (phases == 1)
+        out.push_back(ph[0]);
+      else if (phases == 2)
+        out.push_back(interleave(b, loc, ph[0], ph[1]));
+      else
+        out.push_back(interleave(b, loc, interleave(b, loc, ph[0], ph[2]),
+                                 interleave(b, loc, ph[1], ph[3])));
+    }
+    return out;
+  };
+  // Emits `body(masked)` unmasked when the tile at input element `e` reads
+  // inside the plane, masked otherwise (the last tiles of a plane).
+  auto guarded = [&](OpBuilder &b, Value e,
+                     function_ref<void(OpBuilder &, bool)> body) {
+    Value limit = arith::SubIOp::create(b, loc, planeLen,
+                                        index(b, lastRead + 1));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         e, limit);
+    scf::IfOp::create(
+        b, loc, inside,
+        [&](OpBuilder &bb, Location) {
+          body(bb, false);
+          scf::YieldOp::create(bb, loc);
+        },
+        [&](OpBuilder &bb, Location) {
+          body(bb, true);
+          scf::YieldOp::create(bb, loc);
+        });
+  };
+  auto unitType = VectorType::get({unit}, acc);
+  auto unitMaskType = VectorType::get({unit}, rewriter.getI1Type());
+  if (!tile.flat) {
+    // Row by row: tiles of one output row, stored straight into C.
+    auto rows = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
+                                   index(rewriter, oh), index(rewriter, 1));
+    rewriter.setInsertionPointToStart(rows.getBody());
+    Value row = rows.getInductionVar();
+    auto cols = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
+                                   index(rewriter, ow),
+                                   index(rewriter, tile.pixels));
+    rewriter.setInsertionPointToStart(cols.getBody());
+    Value col = cols.getInductionVar();
+    Value e = arith::MulIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, row, index(rewriter, pitch)),
+            col),
+        index(rewriter, s));
+    guarded(rewriter, e, [&](OpBuilder &b, bool masked) {
+      SmallVector<Value> out = computeTile(b, e, masked);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        SmallVector<Value> at(dims);
+        at[loops->oh] = row;
+        at[loops->ow] = arith::AddIOp::create(b, loc, col,
+                                              index(b, blk * unit));
+        SmallVector<Value> cAt = indicesAt(b, loc, cMap, at);
+        // Blocks wholly inside the row store plainly; the row's last
+        // block (static when OW fits one tile) is masked.
+        int64_t first = blk * unit;
+        if (ow % tile.pixels == 0 ||
+            (ow <= tile.pixels && first + unit <= ow)) {
+          vector::StoreOp::create(b, loc, out[blk], c, cAt);
+          continue;
+        }
+        if (ow <= tile.pixels && first >= ow)
+          continue;
+        Value left = arith::SubIOp::create(b, loc, index(b, ow),
+                                           at[loops->ow]);
+        vector::MaskedStoreOp::create(
+            b, loc, c, cAt,
+            vector::CreateMaskOp::create(b, loc, unitMaskType,
+                                         ValueRange{left}),
+            out[blk]);
+      }
+    });
+  } else {
+    // The flat grid: tiles across rows into the stack grid, then each
+    // output row's OW pixels copied out.
+    auto tiles = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
+                                    index(rewriter, grid),
+                                    index(rewriter, tile.pixels));
+    rewriter.setInsertionPointToStart(tiles.getBody());
+    Value f0 = tiles.getInductionVar();
+    Value e = arith::MulIOp::create(rewriter, loc, f0, index(rewriter, s));
+    guarded(rewriter, e, [&](OpBuilder &b, bool masked) {
+      SmallVector<Value> out = computeTile(b, e, masked);
+      for (int64_t blk = 0; blk < blocks; ++blk)
+        vector::StoreOp::create(
+            b, loc, out[blk], gridBuffer,
+            ValueRange{arith::AddIOp::create(b, loc, f0,
+                                             index(b, blk * unit))});
+    });
+    rewriter.setInsertionPointAfter(tiles);
+    auto rows = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
+                                   index(rewriter, oh), index(rewriter, 1));
+    rewriter.setInsertionPointToStart(rows.getBody());
+    Value row = rows.getInductionVar();
+    auto copyType = VectorType::get({chunk}, acc);
+    auto copyMaskType = VectorType::get({chunk}, rewriter.getI1Type());
+    Value copyZeros = arith::ConstantOp::create(
+        rewriter, loc, copyType,
+        DenseElementsAttr::get(copyType, rewriter.getZeroAttr(acc)));
+    Value rowStart =
+        arith::MulIOp::create(rewriter, loc, row, index(rewriter, pitch));
+    for (int64_t col = 0; col < ow; col += chunk) {
+      SmallVector<Value> at(dims);
+      at[loops->oh] = row;
+      at[loops->ow] = index(rewriter, col);
+      SmallVector<Value> cAt = indicesAt(rewriter, loc, cMap, at);
+      Value from = arith::AddIOp::create(rewriter, loc, rowStart,
+                                         index(rewriter, col));
+      if (col + chunk <= ow) {
+        Value v = vector::LoadOp::create(rewriter, loc, copyType, gridBuffer,
+                                         ValueRange{from});
+        vector::StoreOp::create(rewriter, loc, v, c, cAt);
+        continue;
+      }
+      Value mask = vector::CreateMaskOp::create(
+          rewriter, loc, copyMaskType, ValueRange{index(rewriter, ow - col)});
+      Value v = vector::MaskedLoadOp::create(rewriter, loc, copyType,
+                                             gridBuffer, ValueRange{from},
+                                             mask, copyZeros);
+      vector::MaskedStoreOp::create(rewriter, loc, c, cAt, mask, v);
+    }
+  }
+  rewriter.eraseOp(op);
+  rewriter.eraseOp(fill);
+  return success();
+}
+
+} // namespace mlir::kiln::cpu

@@ -1,0 +1,100 @@
+//===- DepthwiseKernel.h - Depthwise convolution kernels --------*- C++ -*-===//
+//
+// A depthwise convolution (one filter per channel, the direct generic of
+// ContractionToLinalg with output [.., OH, OW], input [.., H, W] read at
+// (s * oh + kh, s * ow + kw), filter [.., KH, KW]) computes, per channel
+// plane, a 2-D correlation with KH x KW weights. The contraction kernel
+// runs it with output rows as rows and output columns as lanes; this
+// kernel instead treats each plane as one flat sequence:
+//
+//   out(oh, ow) = sum_{kh, kw} x[s * (oh * Wp + ow) + kh * Wp + kw] w(kh, kw)
+//
+// with Wp the input's row pitch: output pixel f = oh * Wp + ow of a grid
+// as wide as the input reads input elements s * f + (kh * Wp + kw), so
+// every tap is one contiguous vector load of x at a constant offset from
+// s * f0, whatever the plane's width. Grid columns ow >= OW are computed
+// and dropped.
+//
+// Lanes run along output pixels. Per channel the taps of one filter row
+// are grouped in g consecutive columns (kw = g j .. g j + g - 1, zero
+// weights past KW) and multiplied with one native instruction:
+//  - "vnni" (g = 4, vpdpbusd): a 32-bit lane loaded at byte e holds
+//    x[e .. e + 3], exactly the 4 taps of pixel (e - offset) / s. A vector
+//    loaded at s * (f0 + p) + offset therefore holds pixels f0 + p + P i,
+//    P = 4 / s phases (4 at stride 1, 2 at stride 2); P loads give P * L
+//    consecutive pixels, interleaved back once per tile. x is flipped to
+//    unsigned (xor 0x80, vpdpbusd multiplies u8 by s8) and the
+//    accumulators start 128 * sum(w) lower.
+//  - "pmaddwd" (g = 2): x sign-extended to i16, pairs of taps per 32-bit
+//    lane (AVX2, or AVX-512 without VNNI), P = 2 / s.
+//  - "fma" (f32, g = 1, stride 1): one FMA per tap and vector.
+// The weight groups are broadcast once per channel. No shuffle is needed
+// to build the tap groups: overlapping loads do it.
+//
+// Tiles of `pixels` output pixels either walk each output row ("rows":
+// stored straight into the output, masked at the row's end) or the whole
+// flat grid ("flat": (OH - 1) * Wp + OW pixels in tiles that span rows,
+// stored into a stack grid and copied out row by row), which keeps lanes
+// busy on small planes (7x7, 14x14) where a row is shorter than a vector
+// tile. Loads past the plane's last element are masked.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_DEPTHWISEKERNEL_H
+#define KILN_COMPILER_TARGETS_CPU_DEPTHWISEKERNEL_H
+
+#include "compiler/targets/cpu/CpuTarget.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln::cpu {
+
+// The loops of a depthwise convolution generic the kernel runs.
+struct DepthwiseLoops {
+  unsigned oh, ow, kh, kw;
+  SmallVector<unsigned> outer;          // other parallel dims (n, c, ...)
+  SmallVector<unsigned> unitReductions; // reductions of extent 1
+  unsigned input, filter;               // input operand numbers
+  int64_t stride = 1;                   // 1 or 2, both spatial dims
+  Type operandType;                     // f32 or i8
+  Type accumulatorType;                 // f32 or i32
+};
+
+// Matches `out += x * w` (f32, or i8 x i8 -> i32 with extsi operands)
+// whose input map ends in (s * oh + kh, s * ow + kw) (s = 1 or 2, no
+// dilation), filter map in (kh, kw), output map in (oh, ow), where every
+// other reduction has extent 1 and nothing else reads oh, ow, kh or kw.
+FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op);
+
+// The kernel's shape for one dispatch.
+struct DepthwiseTile {
+  std::string native;   // "vnni", "pmaddwd" or "fma"
+  int64_t pixels = 0;   // output pixels per tile (whole vector groups)
+  bool flat = false;    // tiles span rows of the flat grid
+};
+
+// Tap-group size and phases of a path at a stride: g and P = g / s.
+int64_t depthwiseGroup(llvm::StringRef native);
+
+// The kernel the backend picks for a depthwise `op` (on tensors, static
+// shapes) on `target`, or nullopt when the contraction kernel should run
+// it: int8 takes "vnni" where the target has it, else "pmaddwd" on
+// 256-bit vectors or wider, on whichever of row tiles and the flat grid
+// keeps more lanes busy; f32 is left to the contraction kernel (the flat
+// "fma" grid measured slower there; a hand-set configuration may ask for
+// it).
+std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
+                                                 const TargetChoice &target);
+
+// Marks the depthwise generic that codegen turns into this kernel.
+inline constexpr llvm::StringLiteral kDepthwiseTileAttr = "kiln.depthwise_tile";
+
+// Replaces the bufferized depthwise generic `op` (its output filled right
+// before it) by the kernel. `vectorBits` is the target's vector width.
+LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const DepthwiseTile &tile,
+                                  int64_t vectorBits);
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_DEPTHWISEKERNEL_H

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""int8 depthwise convolutions on the depthwise kernels (vpdpbusd and
+vpmaddwd tap groups), checked against onnxruntime (never against Kiln).
+
+One model with a depthwise Conv -> Relu per branch, batch 2, shapes the
+kernel finds hardest (channel counts that are no multiple of 16, odd
+planes, strides 1 and 2, 3x3 and 5x5, asymmetric pads):
+  dw_a  3x3 s1 pads 1, 20 ch, 14x14
+  dw_b  3x3 s2 pads 1, 19 ch, 13x13 -> 7x7
+  dw_c  5x5 s1 pads 2, 21 ch, 7x7
+  dw_d  5x5 s2 pads 2, 17 ch, 14x14 -> 7x7
+  dw_e  3x3 s1 pads 1, 9 ch, 56x56
+  dw_f  3x3 s2 pads (0, 0, 1, 1), 7 ch, 56x56 -> 28x28
+onnxruntime's quantize_static writes the QDQ model (uint8 activations with
+non-zero zero points, so the padding is the zero point; int8 per-channel
+weights). Kiln compiles that same model under
+
+    --cpu=native       "vnni" depthwise tiles on a VNNI host
+    --cpu=x86-64-v4    "pmaddwd" (zmm)
+    --cpu=x86-64-v3    "pmaddwd" (ymm)
+    --codegen=loop-order   no depthwise tiles at all
+
+and every output must be within one unit of its output scale of
+onnxruntime's on the same QDQ model (the integer sums are exact; only a
+requantization tie may round the other way). The dump must show every
+depthwise dispatch with `strategy = "depthwise"` and the expected path.
+The fp32 model (native, x86-64-v3) must be within 1e-4 + 1e-4 max|ort| of
+onnxruntime fp32.
+
+Prints one line per check and ends with 'N passed, N failed'; exit status 1
+when anything failed.
+
+    ~/.cache/kiln/venv/bin/python tests/e2e/depthwise_e2e.py \\
+        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from onnxruntime import quantization as q
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
+
+# name, channels, input H x W, kernel, stride, pads (top, left, bottom, right)
+CONVS = [
+    ("dw_a", 20, (14, 14), 3, 1, (1, 1, 1, 1)),
+    ("dw_b", 19, (13, 13), 3, 2, (1, 1, 1, 1)),
+    ("dw_c", 21, (7, 7), 5, 1, (2, 2, 2, 2)),
+    ("dw_d", 17, (14, 14), 5, 2, (2, 2, 2, 2)),
+    ("dw_e", 9, (56, 56), 3, 1, (1, 1, 1, 1)),
+    ("dw_f", 7, (56, 56), 3, 2, (0, 0, 1, 1)),
+]
+BATCH = 2
+
+
+def shape_of(conv):
+    _, ch, (h, w), _, _, _ = conv
+    return (BATCH, ch, h, w)
+
+
+def make_model(path, seed=3):
+    rng = np.random.default_rng(seed)
+    inits, nodes, inputs, outputs = [], [], [], []
+    for name, ch, (h, w), k, s, pads in CONVS:
+        wt = rng.normal(0, np.sqrt(2 / (k * k)), (ch, 1, k, k)).astype(np.float32)
+        b = rng.normal(0, 0.2, (ch,)).astype(np.float32)
+        inits += [numpy_helper.from_array(wt, name + "_w"),
+                  numpy_helper.from_array(b, name + "_b")]
+        nodes += [
+            helper.make_node("Conv", [name + "_in", name + "_w", name + "_b"], [name],
+                             name=name, kernel_shape=[k, k], strides=[s, s],
+                             pads=[pads[0], pads[1], pads[2], pads[3]], group=ch),
+            helper.make_node("Relu", [name], [name + "_out"], name=name + "_relu"),
+        ]
+        inputs.append(helper.make_tensor_value_info(name + "_in", TensorProto.FLOAT,
+                                                    (BATCH, ch, h, w)))
+        outputs.append(helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, None))
+    graph = helper.make_graph(nodes, "depthwise", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="kiln-tests")
+    model.ir_version = 8
+    model = onnx.shape_inference.infer_shapes(model)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+def sample(rng):
+    # Shifted ranges: the u8 zero points are not 128, so the padding (the
+    # zero point) differs from a biased zero.
+    return {name + "_in": rng.uniform(-0.4, 1.2, shape_of(c)).astype(np.float32)
+            for c in CONVS for name in [c[0]]}
+
+
+class Reader(q.CalibrationDataReader):
+    def __init__(self, count=6, seed=7):
+        rng = np.random.default_rng(seed)
+        self.samples = [sample(rng) for _ in range(count)]
+
+    def get_next(self):
+        return self.samples.pop() if self.samples else None
+
+
+def host_has(flag):
+    try:
+        with open("/proc/cpuinfo") as f:
+            return flag in f.read().split()
+    except OSError:
+        return False
+
+
+def output_scales(model):
+    """Output name -> scale of the DequantizeLinear producing it."""
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    producers = {o: n for n in model.graph.node for o in n.output}
+    scales = {}
+    for out in model.graph.output:
+        node = producers.get(out.name)
+        if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in inits:
+            scales[out.name] = float(np.max(inits[node.input[1]]))
+    return scales
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, line):
+        print(("ok   " if ok else "FAIL ") + line, flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+
+def compile_and_run(args, model_path, flags, label, inputs):
+    artifact = os.path.join(args.workdir, label + ".kiln")
+    proc = subprocess.run([args.kilnc, model_path, "-o", artifact, "--dump-dispatches", *flags],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"kilnc exited {proc.returncode}:\n{proc.stderr}")
+    dump = proc.stdout + proc.stderr
+    names = [c[0] + "_out" for c in CONVS]
+    got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, names,
+                                    os.path.join(args.workdir, label + "_out"))
+    return dump, got
+
+
+def conv_configs(dump):
+    """conv name -> the lowering config of the dispatch computing it (the
+    one with a reduction; the conv's padding is a dispatch of its own)."""
+    configs, current, reduction = {}, [], False
+    for line in dump.splitlines():
+        line = line.strip()
+        if line.startswith("dispatch_"):
+            reduction = "[reduction]" in line
+        elif line.startswith("nodes:"):
+            current = re.findall(r'"(dw_[a-f])"', line) if reduction else []
+        elif line.startswith("config:"):
+            for name in current:
+                configs.setdefault(name, line)
+            current = []
+    return configs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-depthwise-")
+    os.makedirs(args.workdir, exist_ok=True)
+    check = Checks()
+
+    fp32 = make_model(os.path.join(args.workdir, "depthwise.onnx"))
+    qdq = os.path.join(args.workdir, "depthwise_qdq.onnx")
+    q.quantize_static(fp32, qdq, Reader(), quant_format=q.QuantFormat.QDQ,
+                      activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
+                      per_channel=True)
+    scales = output_scales(onnx.load(qdq))
+    check(len(scales) == len(CONVS), f"QDQ model: {len(scales)} of {len(CONVS)} outputs "
+          "dequantized")
+    if len(scales) != len(CONVS):
+        return 1
+
+    vnni = host_has("avx512_vnni") or host_has("avx_vnni")
+    configs = [
+        ("native", ["--cpu=native"], "vnni" if vnni else "pmaddwd"),
+        ("x86-64-v4", ["--cpu=x86-64-v4"], "pmaddwd"),
+        ("x86-64-v3", ["--cpu=x86-64-v3"], "pmaddwd"),
+        ("loop-order", ["--cpu=native", "--codegen=loop-order"], None),
+    ]
+    for seed in (0, 1):
+        inputs = sample(np.random.default_rng(100 + seed))
+        session = ort.InferenceSession(qdq, providers=["CPUExecutionProvider"])
+        want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
+        for label, flags, path in configs:
+            try:
+                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs)
+            except (RuntimeError, compare_with_ort.KilnRunError) as e:
+                check(False, f"int8 [{label}] seed {seed}: {e}")
+                continue
+            if path and seed == 0:
+                found = conv_configs(dump)
+                on_path = [n for n, l in found.items()
+                           if 'strategy = "depthwise"' in l and f'native = "{path}"' in l]
+                check(len(on_path) == len(CONVS),
+                      f"int8 [{label}]: {len(on_path)} of {len(CONVS)} depthwise dispatches "
+                      f"on '{path}' depthwise tiles ({sorted(set(found) - set(on_path))} not)")
+            for name, scale in sorted(scales.items()):
+                if name not in got:
+                    check(False, f"int8 [{label}] seed {seed} {name}: not written")
+                    continue
+                g, w = got[name].astype(np.float64), want[name].astype(np.float64)
+                diff = float(np.max(np.abs(g - w))) if g.shape == w.shape else float("inf")
+                check(g.shape == w.shape and diff <= scale + 1e-6,
+                      f"int8 [{label}] seed {seed} {name} {w.shape}: max|kiln - ort| = "
+                      f"{diff:.6g} = {diff / scale:.3f} units of {scale:.6g} "
+                      f"({int(np.count_nonzero(g != w))} of {w.size} differ)")
+
+    # fp32: the contraction kernel's row tiles (the f32 flat grid is not
+    # chosen, see DepthwiseKernel.h), same shapes.
+    inputs = sample(np.random.default_rng(5))
+    session = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
+    for label, flags in [("native", ["--cpu=native"]), ("x86-64-v3", ["--cpu=x86-64-v3"])]:
+        try:
+            dump, got = compile_and_run(args, fp32, flags, f"fp32_{label}", inputs)
+        except (RuntimeError, compare_with_ort.KilnRunError) as e:
+            check(False, f"fp32 [{label}]: {e}")
+            continue
+        for name in sorted(want):
+            g, w = got.get(name), want[name]
+            diff = float(np.max(np.abs(g - w))) if g is not None and g.shape == w.shape \
+                else float("inf")
+            bound = 1e-4 + 1e-4 * float(np.max(np.abs(w)))
+            check(diff <= bound, f"fp32 [{label}] {name} {w.shape}: max|kiln - ort| = "
+                  f"{diff:.3g} (<= {bound:.3g})")
+
+    print(f"{check.passed} passed, {check.failed} failed")
+    return 0 if check.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
