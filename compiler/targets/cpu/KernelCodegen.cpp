@@ -708,6 +708,39 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
   for (linalg::LinalgOp op : convs)
     if (failed(emitDepthwiseKernel(rewriter, op, tile, target.vectorBits)))
       return failure();
+  // The epilogue (bias, requantization, activation) loops over whole
+  // planes: its two innermost dims become one where the buffers allow, so
+  // LLVM vectorizes 49 outputs of a 7x7 plane rather than rows of 7.
+  SmallVector<linalg::GenericOp> epilogues;
+  kernel.walk([&](linalg::GenericOp op) {
+    if (op.hasPureBufferSemantics() && op.getNumLoops() >= 2 &&
+        op.getNumReductionLoops() == 0)
+      epilogues.push_back(op);
+  });
+  for (linalg::GenericOp op : epilogues) {
+    unsigned n = op.getNumLoops();
+    ReassociationIndices inner = {static_cast<int64_t>(n - 2),
+                                  static_cast<int64_t>(n - 1)};
+    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {inner}))
+      continue;
+    bool contiguous = llvm::all_of(op->getOperands(), [&](Value v) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || type.getRank() < 2)
+        return true;
+      auto [strides, offset] = type.getStridesAndOffset();
+      int64_t r = type.getRank();
+      return strides[r - 1] == 1 && !type.isDynamicDim(r - 1) &&
+             strides[r - 2] == type.getDimSize(r - 1);
+    });
+    if (!contiguous)
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(cast<linalg::LinalgOp>(*op), {inner},
+                                        rewriter);
+    if (succeeded(collapsed))
+      rewriter.replaceOp(op, collapsed->results);
+  }
   return success();
 }
 

@@ -294,8 +294,10 @@ depthwiseWorkgroupTile(RegisterTileCandidate candidate,
   if (failed(dw))
     return std::nullopt;
   AffineMap out = candidate.op.getIndexingMapsArray().back();
+  SmallVector<int64_t> ranges = candidate.op.getStaticLoopRanges();
+  int64_t plane = ranges[dw->oh] * ranges[dw->ow];
   SmallVector<int64_t> tiles(bounds.size(), 0);
-  int64_t tiled = 0;
+  int64_t tiled = 0, last = -1;
   for (auto [pos, expr] : llvm::enumerate(out.getResults())) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
     auto rootDim = dyn_cast<AffineDimExpr>(candidate.resultToRoot.getResult(pos));
@@ -306,11 +308,21 @@ depthwiseWorkgroupTile(RegisterTileCandidate candidate,
       continue;
     if (rootOp.getIteratorTypesArray()[r] != utils::IteratorType::parallel)
       return std::nullopt;
-    if (tiled++ < 3)
+    if (tiled++ < 3) {
       tiles[r] = 1;
+      last = r;
+    }
   }
-  // A root dim that is neither the convolution's plane nor tiled above
-  // (none in a depthwise dispatch) would split planes: refuse.
+  // Small planes (7x7, 14x14) take several channels per workgroup, about
+  // 1024 outputs: the requantizing epilogue then runs long loops and the
+  // workgroups are fewer. The count divides the channels, so every
+  // workgroup's planes have static shapes.
+  if (last >= 0 && plane < 1024) {
+    int64_t want = std::min<int64_t>(bounds[last], (1024 + plane - 1) / plane);
+    while (bounds[last] % want != 0)
+      --want;
+    tiles[last] = want;
+  }
   return tiles;
 }
 

@@ -7,8 +7,10 @@
 
 // Depthwise convolutions (DepthwiseKernel.h), as kilnc forms them for
 // onnxruntime's QDQ models: i8 x i8 -> i32, the padded input read at
-// (s oh + kh, s ow + kw). int8 ones get the "depthwise" strategy, one
-// workgroup per channel plane, on the target's tap-group instruction:
+// (s oh + kh, s ow + kw). int8 ones get the "depthwise" strategy, whole
+// channel planes per workgroup (about 1024 outputs' worth when planes are
+// small: 5 of 20 14x14 planes, all 19 7x7 ones), on the target's tap-group
+// instruction:
 // vpdpbusd (znver4: 4 taps per 32-bit lane, P = 4 phases at stride 1 and
 // 2 at stride 2, 16 lanes per zmm), vpmaddwd on AVX-512 without VNNI and
 // on AVX2. Small planes (14x14, 7x7) take the flat grid (tiles across
@@ -16,9 +18,9 @@
 // kernel unless a configuration asks for the "fma" grid by hand.
 
 // CONFIG-LABEL: func.func private @dispatch_0(
-// CONFIG-SAME: native = "vnni", pixel_tile = 128 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 1, 1, 0, 0>
+// CONFIG-SAME: native = "vnni", pixel_tile = 128 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 1, 5, 0, 0>
 // CONFIG-LABEL: func.func private @dispatch_1(
-// CONFIG-SAME: native = "vnni", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 1, 1, 0, 0, 0, 0, 0>
+// CONFIG-SAME: native = "vnni", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 1, 19, 0, 0, 0, 0, 0>
 // CONFIG-LABEL: func.func private @dispatch_2(
 // CONFIG-SAME: native = "vnni", pixel_tile = 64 : i64, plane = "rows", strategy = "depthwise", workgroup_tile = array<i64: 0, 1, 0, 0, 0, 0, 0>
 // CONFIG-LABEL: func.func private @dispatch_3(
