@@ -493,6 +493,13 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                    index(rewriter, tile.pixels));
     rewriter.setInsertionPointToStart(cols.getBody());
     Value col = cols.getInductionVar();
+    // A row at least one tile wide ends with a tile moved back to end at
+    // OW (recomputing a few pixels): every store is a plain one. Masked
+    // stores are slow on some CPUs (AVX2's vpmaskmovd on AMD).
+    bool overlapLast = ow >= tile.pixels;
+    if (overlapLast)
+      col = arith::MinSIOp::create(rewriter, loc, col,
+                                   index(rewriter, ow - tile.pixels));
     Value e = arith::MulIOp::create(
         rewriter, loc,
         arith::AddIOp::create(
@@ -508,11 +515,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         at[loops->ow] = arith::AddIOp::create(b, loc, col,
                                               index(b, blk * unit));
         SmallVector<Value> cAt = indicesAt(b, loc, cMap, at);
-        // Blocks wholly inside the row store plainly; the row's last
-        // block (static when OW fits one tile) is masked.
+        // Plain stores, unless the row is narrower than a tile: then its
+        // last block is masked (statically known which) and blocks past
+        // it are dropped.
         int64_t first = blk * unit;
-        if (ow % tile.pixels == 0 ||
-            (ow <= tile.pixels && first + unit <= ow)) {
+        if (overlapLast || (ow <= tile.pixels && first + unit <= ow)) {
           vector::StoreOp::create(b, loc, out[blk], c, cAt);
           continue;
         }
@@ -556,7 +563,10 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         DenseElementsAttr::get(copyType, rewriter.getZeroAttr(acc)));
     Value rowStart =
         arith::MulIOp::create(rewriter, loc, row, index(rewriter, pitch));
-    for (int64_t col = 0; col < ow; col += chunk) {
+    for (int64_t next = 0; next < ow; next += chunk) {
+      // As for row tiles: the last vector of a row at least one vector
+      // wide moves back to end at OW.
+      int64_t col = next + chunk > ow && ow >= chunk ? ow - chunk : next;
       SmallVector<Value> at(dims);
       at[loops->oh] = row;
       at[loops->ow] = index(rewriter, col);
