@@ -721,7 +721,12 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
     unsigned n = op.getNumLoops();
     ReassociationIndices inner = {static_cast<int64_t>(n - 2),
                                   static_cast<int64_t>(n - 1)};
-    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {inner}))
+    // Only plain dims in every map (a broadcast through constant indices,
+    // e.g. (d0, d1, 0, 0), is left alone: the collapse does not handle
+    // it).
+    if (!llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }) ||
+        !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {inner}))
       continue;
     bool contiguous = llvm::all_of(op->getOperands(), [&](Value v) {
       auto type = dyn_cast<MemRefType>(v.getType());
