@@ -131,6 +131,28 @@ TEST(NoDriverTest, AutoRefusesACudaOnlyArtifactSayingWhy) {
                          "NVIDIA GPU"));
 }
 
+// The driver's error carries its own advice (run on the CPU with an
+// artifact that has a CPU plan); the refusal quotes only its cause, so the
+// advice is said once.
+TEST(NoDriverTest, AutoRefusalGivesItsAdviceOnce) {
+  testing::ScopedNoCudaDriver none(Status(
+      StatusCode::kFailedPrecondition,
+      "no CUDA driver: cannot load libcuda.so.1 (test); this machine has no NVIDIA GPU driver. "
+      "Install the NVIDIA driver, or run on the CPU (--device=cpu) with an artifact that has a "
+      "CPU plan (kilnc --target=cpu or --target=cpu,cuda)"));
+  std::shared_ptr<const Model> model;
+  Status s = Load(On("auto"), testing::WriteOrDie(testing::CudaAddScaleSpec()), &model);
+  EXPECT_TRUE(HasMessage(s, StatusCode::kUnimplemented,
+                         "(no CUDA GPU is available: no CUDA driver: cannot load libcuda.so.1 "
+                         "(test); run it on a machine with an NVIDIA GPU and driver, or recompile "
+                         "with kilnc --target=cpu or --target=cpu,cuda)"));
+  const std::string& m = s.message();
+  size_t first = m.find("kilnc --target=cpu");
+  ASSERT_NE(first, std::string::npos) << m;
+  EXPECT_EQ(m.find("kilnc --target=cpu", first + 1), std::string::npos) << m;
+  EXPECT_EQ(m.find("Install the NVIDIA driver"), std::string::npos) << m;
+}
+
 // The real dlopen path on this machine: with no libcuda.so.1 (CI, this
 // build machine) --device=cuda must say so; with one, it must either find
 // a device or say why not.

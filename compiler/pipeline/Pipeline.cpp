@@ -300,7 +300,25 @@ void printDispatches(ModuleOp dispatches, llvm::raw_ostream &os,
     }
     if (Attribute config = func->getAttr(kLoweringConfigAttr))
       os << "  config: " << config << "\n";
+    if (auto note = func->getAttrOfType<StringAttr>(kKernelNoteAttr))
+      os << "  kernel: " << note.getValue() << "\n";
   }
+  // Library calls (the cuda target's cuBLASLt GEMMs) run on the host as
+  // plan steps of their own, in place of the dispatches they replaced.
+  (callers ? callers : dispatches).walk([&](GemmCallOp gemm) {
+    os << "library_call cublasLt matmul: batch " << gemm.getBatch() << ", m "
+       << gemm.getM() << ", n " << gemm.getN() << ", k " << gemm.getK()
+       << ", epilogue " << stringifyGemmEpilogue(gemm.getEpilogue())
+       << "  -> " << gemm.getType() << "\n  nodes:";
+    SmallVector<std::string> names;
+    collectLocationNames(gemm.getLoc(), names);
+    for (const std::string &name : names) {
+      os << " \"";
+      llvm::printEscapedString(name, os);
+      os << "\"";
+    }
+    os << "\n";
+  });
   // External custom ops (kind b) stay on the host as plan steps of their
   // own; listing them shows what did not fuse.
   (callers ? callers : dispatches).walk([&](CustomCallOp call) {

@@ -47,6 +47,12 @@ struct KernelInfo {
 inline constexpr llvm::StringLiteral kLoweringConfigAttr =
     "kiln.lowering_config";
 
+// A short note a backend leaves on a dispatch function about how it will
+// run it (the cuda target: "generated contraction kernel (...)" for a
+// contraction no library call takes); kilnc --dump-dispatches prints it and
+// the plan step's label (kiln inspect) ends with it.
+inline constexpr llvm::StringLiteral kKernelNoteAttr = "kiln.kernel_note";
+
 class TargetBackend {
 public:
   virtual ~TargetBackend() = default;

@@ -103,7 +103,11 @@ std::string stepLabel(func::CallOp call) {
       continue;
     ops += (ops.empty() ? "" : "+") + op.getName().getStringRef().str();
   }
-  return ops.empty() ? label : label + ": " + ops;
+  if (!ops.empty())
+    label += ": " + ops;
+  if (auto note = callee->getAttrOfType<StringAttr>(kKernelNoteAttr))
+    label += " [" + note.str() + "]";
+  return label;
 }
 
 // The first name in a location (the ONNX node an op came from), or "".

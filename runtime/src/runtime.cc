@@ -66,8 +66,11 @@ Status Runtime::Create(const RuntimeOptions& options, std::shared_ptr<Runtime>* 
       case Device::Kind::kAuto: {
         // No GPU is not an error here: the CPU plan runs. The reason is
         // kept for the refusal of an artifact that has only a cuda plan.
+        // Device errors say what is wrong, then "; " and what to do; the
+        // refusal quotes only the cause and gives its own advice (said
+        // once, not twice).
         Status s = CudaDevice::Open(0, &runtime->gpu_);
-        if (!s.ok()) runtime->no_gpu_reason_ = s.message();
+        if (!s.ok()) runtime->no_gpu_reason_ = s.message().substr(0, s.message().find("; "));
         break;
       }
     }

@@ -10,6 +10,9 @@ changes, fails it until the list is updated:
   full N        kilnc writes the artifact; `kiln inspect` counts N kernels;
                 every module of the artifact goes through ptxas (kilnc ran
                 ptxas too, to build the cubins; this checks it separately).
+                The model also compiles with --target=cpu,cuda into one
+                artifact holding a cpu and a cuda executable, the cuda one
+                with the same N kernels.
   partial N C   kilnc refuses exactly C dispatches, every one a contraction
                 (matmul, batch matmul, a conv's im2col GEMM: they become
                 cuBLASLt library calls, the other half of #9); the model's
@@ -18,7 +21,8 @@ changes, fails it until the list is updated:
                 and each goes through ptxas.
   frontend      kilnc fails before kernel generation (a test model kept for
                 an import or type error); the error must not come from the
-                CUDA back end.
+                CUDA back end, and --target=cpu must fail too (a model the
+                CPU compiles is not a bad import).
 
 The models: tests/onnx/models/*.onnx, examples/models/*.onnx,
 tests/lit/cuda/Inputs/*.onnx, the real
@@ -120,7 +124,29 @@ def check_full(args, path, kernels, work):
     modules = sorted(glob.glob(os.path.join(ptx_dir, "module_*.ptx")))
     if len(modules) != count:
         errors.append(f"{len(modules)} PTX modules for {count} kernels")
-    return errors + assemble(args.ptxas, modules, work), len(modules)
+    return errors + check_both(args, path, count, work) + \
+        assemble(args.ptxas, modules, work), len(modules)
+
+
+def check_both(args, path, kernels, work):
+    """--target=cpu,cuda: one artifact, a cpu and a cuda executable."""
+    artifact = os.path.join(work, "both.kiln")
+    result = run([args.kilnc, path, "--target=cpu,cuda", "--cuda-arch=" + ",".join(ARCHS),
+                  "-o", artifact])
+    if result.returncode != 0:
+        return [f"kilnc --target=cpu,cuda failed:\n{result.stderr.strip()}"]
+    inspect = run([args.kiln, "inspect", artifact]).stdout
+    executables = inspect.split("\nexecutables:\n", 1)[-1].split("\nplan (", 1)[0]
+    targets = re.findall(r"^  \d+: (\w+) ", executables, re.M)
+    counts = re.findall(r"^\s*kernels: (\d+)$", executables, re.M)
+    errors = []
+    if targets != ["cpu", "cuda"]:
+        errors.append(f"--target=cpu,cuda wrote executables {targets}, expected cpu then cuda")
+    if counts != [str(kernels)]:
+        errors.append(f"--target=cpu,cuda: the cuda executable has {counts} kernels, "
+                      f"expected {kernels}")
+    os.remove(artifact)
+    return errors
 
 
 def check_partial(args, path, kernels, contractions, work):
@@ -164,6 +190,10 @@ def check_frontend(args, path, work):
         return ["kilnc --target=cuda succeeded; cuda_models.txt says it fails to import"]
     if "the cuda target cannot generate" in result.stderr or result.returncode < 0:
         return [f"kilnc failed in the CUDA back end (or crashed):\n{result.stderr.strip()}"]
+    cpu = run([args.kilnc, path, "--target=cpu", "-o", os.path.join(work, "cpu.kiln")])
+    if cpu.returncode == 0:
+        return ["kilnc --target=cpu compiles it, so its --target=cuda failure is the "
+                f"CUDA back end's:\n{result.stderr.strip()}"]
     return []
 
 
@@ -190,10 +220,11 @@ def write_expectations(args):
 
 
 HEADER = """# What each model does with kilnc --target=cuda (tests/cuda/check_cuda_models.py):
-#   MODEL full N        compiles; N kernels
-#   MODEL partial N C   C dispatches refused, all contractions (cuBLASLt's, not
-#                       yet); the other N generated
-#   MODEL frontend      fails before kernel generation (an import-error model)
+#   MODEL full N        compiles, for cuda and for cpu,cuda; N kernels
+#   MODEL partial N C   C dispatches refused, all contractions; the other N
+#                       generated
+#   MODEL frontend      fails before kernel generation, for cpu too (an
+#                       import-error model)
 # Regenerate with check_cuda_models.py --write, then review the diff.
 """
 

@@ -8,6 +8,10 @@ internet and may have none of them:
     and generated ones: an elementwise chain, a softmax + layer norm, an
     MLP (MatMul + bias + ReLU, Gemm), each at batch 1 and batch 8, and
     GEMMs of two inputs (N x N, no weights, so the artifacts stay small);
+    and the test models whose contractions are generated kernels rather
+    than cuBLASLt calls (GENERATED_CONTRACTIONS: f64, int8, LSTM/GRU
+    recurrences, conv_transpose; mobilenet_v2's depthwise convs and
+    mobilenet_v3's two-k contraction come with the real models);
   * per model: seeded inputs and onnxruntime's outputs (CPU provider) as
     .npy, the reference the GPU run is compared with;
   * each model compiled by kilnc --target=cuda (archs as given); a model
@@ -99,6 +103,12 @@ def gemm(path, n):
     return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
+# tests/onnx/models whose contractions the cuda target generates as kernels
+# (no cuBLASLt call computes them), so the device check runs those kernels.
+GENERATED_CONTRACTIONS = ("f64_ops", "qop_gemm", "gru_opset7", "lstm_bidirectional",
+                          "lstm_layout1", "conv_transpose", "conv_transpose_output_shape")
+
+
 def random_inputs(model, seed):
     rng = np.random.default_rng(seed)
     out = {}
@@ -153,6 +163,10 @@ def main():
                 os.remove(path)
     except Exception as e:  # noqa: BLE001 - reported, the rest still runs
         print(f"prepare: tests/models/make_real_models.py failed: {e}", file=sys.stderr)
+    for name in GENERATED_CONTRACTIONS:
+        path = os.path.join(models_dir, name + ".onnx")
+        shutil.copy(os.path.join(ROOT, "tests", "onnx", "models", name + ".onnx"), path)
+        models.append((path, 1, "generated_contraction", True))
     for n in (int(s) for s in args.gemm_sizes.split(",")):
         models.append((gemm(os.path.join(models_dir, f"gemm_{n}.onnx"), n), 1, f"gemm_{n}", n <= 1024))
 

@@ -368,15 +368,16 @@ void PrintTensors(const char* what, const std::vector<TensorInfo>& infos) {
 
 // A LibraryCall step (cuda plans): the library function, the model
 // node(s), and for a GEMM every GemmCall field (row-major; ld and batch
-// strides in elements).
+// strides in elements). The step's label ("cublasLt matmul <node>") says
+// nothing the line does not, so it is not repeated.
 void PrintLibraryCall(size_t i, const StepInfo& st) {
   const GemmInfo& g = st.gemm;
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("  %zu: library call %s.%s (node '%s') batch %llu, m %llu, n %llu, k %llu%s%s, "
-              "epilogue %s  %s\n",
+              "epilogue %s\n",
               i, st.library.c_str(), st.function.c_str(), st.node.c_str(), u(g.batch), u(g.m),
               u(g.n), u(g.k), g.transpose_a ? ", A^T" : "", g.transpose_b ? ", B^T" : "",
-              GemmEpilogueName(g.epilogue), st.label.c_str());
+              GemmEpilogueName(g.epilogue));
   if (st.function != "matmul") return;
   std::printf(
       "     gemm f32: ld a %llu b %llu c %llu d %llu, batch stride a %llu b %llu c %llu d %llu, "

@@ -270,6 +270,77 @@ struct FuseGatheredProducer : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+// A generic reading a gather's result (an all-parallel generic whose body
+// extracts from its source: a pad, a slice insertion) through an indexing
+// map that is not a projected permutation (a conv's window, an im2col) --
+// the one case elementwise fusion leaves -- reads it by tensor.extract at
+// the map's indices instead, which FuseGatheredProducer then computes in
+// place. A conv's padding becomes a bounds check in the conv's loop.
+struct ReadThroughGather : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isGather(linalg::GenericOp producer) {
+    if (producer.getNumResults() != 1 || producer.getNumReductionLoops() != 0 ||
+        !producer.hasPureTensorSemantics())
+      return false;
+    OpOperand *init = producer.getDpsInitOperand(0);
+    Block &body = producer.getRegion().front();
+    if (!producer.getMatchingIndexingMap(init).isIdentity() ||
+        !body.getArgument(init->getOperandNumber()).use_empty())
+      return false;
+    return !body.getOps<tensor::ExtractOp>().empty();
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!consumer.hasPureTensorSemantics())
+      return failure();
+    OpOperand *gathered = nullptr;
+    for (OpOperand *in : consumer.getDpsInputOperands()) {
+      auto producer = in->get().getDefiningOp<linalg::GenericOp>();
+      if (producer && isGather(producer) &&
+          !consumer.getMatchingIndexingMap(in).isProjectedPermutation()) {
+        gathered = in;
+        break;
+      }
+    }
+    if (!gathered)
+      return failure();
+    unsigned index = gathered->getOperandNumber();
+    Value source = gathered->get();
+    AffineMap readMap = consumer.getMatchingIndexingMap(gathered);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (&operand == gathered)
+        continue;
+      if (consumer.isDpsInput(&operand))
+        inputs.push_back(operand.get());
+      maps.push_back(consumer.getMatchingIndexingMap(&operand));
+    }
+    Location loc = consumer.getLoc();
+    auto replacement = linalg::GenericOp::create(
+        rewriter, loc, consumer.getResultTypes(), inputs,
+        consumer.getDpsInits(), maps, consumer.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(consumer.getRegion(), replacement.getRegion(),
+                                replacement.getRegion().end());
+    Block &body = replacement.getRegion().front();
+    rewriter.setInsertionPointToStart(&body);
+    SmallVector<Value> ivs;
+    for (unsigned d = 0; d < readMap.getNumDims(); ++d)
+      ivs.push_back(linalg::IndexOp::create(rewriter, loc, d));
+    SmallVector<Value> at;
+    for (AffineExpr expr : readMap.getResults())
+      at.push_back(affine::AffineApplyOp::create(
+          rewriter, loc, AffineMap::get(readMap.getNumDims(), 0, expr), ivs));
+    Value element = tensor::ExtractOp::create(rewriter, loc, source, at);
+    rewriter.replaceAllUsesWith(body.getArgument(index), element);
+    body.eraseArgument(index);
+    rewriter.replaceOp(consumer, replacement.getResults());
+    return success();
+  }
+};
+
 struct DecomposeConcat : OpRewritePattern<tensor::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ConcatOp concat,
@@ -296,10 +367,11 @@ bool isContractionLike(linalg::LinalgOp op) {
 
 void rewriteDataMovement(func::FuncOp func) {
   IRRewriter rewriter(func.getContext());
+  bool generateContractions = func->hasAttr(kGeneratedContractionAttr);
   SmallVector<linalg::LinalgOp> named;
   func.walk([&](linalg::LinalgOp op) {
     if (!isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()) &&
-        !isContractionLike(op))
+        (generateContractions || !isContractionLike(op)))
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {
@@ -308,7 +380,7 @@ void rewriteDataMovement(func::FuncOp func) {
   }
   RewritePatternSet patterns(func.getContext());
   patterns.add<PadToGather, InsertSliceToGather, DecomposeConcat,
-               FuseGatheredProducer>(func.getContext());
+               FuseGatheredProducer, ReadThroughGather>(func.getContext());
   // Fills whose only use was a rewritten insert_slice's destination die.
   linalg::FillOp::getCanonicalizationPatterns(patterns, func.getContext());
   (void)applyPatternsGreedily(func, std::move(patterns));

@@ -19,13 +19,24 @@
 
 namespace mlir::kiln::cuda {
 
+// Marks a dispatch whose contraction no cuBLASLt call computes (set by
+// kiln-cuda-library-calls, with a kiln.kernel_note saying why): the kernel
+// generator takes its contractions and convolutions as loop nests, one
+// thread per output element with the reduction in the thread.
+inline constexpr llvm::StringLiteral kGeneratedContractionAttr =
+    "kiln.cuda.generated_contraction";
+
 // A contraction or convolution (a matmul, a batch matmul, a conv, or a
 // generic whose body accumulates the product of two different inputs): the
-// cuBLASLt path's, never a generated kernel of this codegen.
+// cuBLASLt path's, a generated kernel only in a dispatch marked
+// kGeneratedContractionAttr.
 bool isContractionLike(linalg::LinalgOp op);
 
 // Rewrites the pads, insert_slices, concats and the named linalg ops of
-// `func` other than contractions, convolutions and fills into generics.
+// `func` other than fills (and, unless `func` is marked
+// kGeneratedContractionAttr, contractions and convolutions) into generics.
+// A generic that reads a gather's result through a window map (a conv of
+// its padded input) reads the gather's source directly instead.
 // Ops it cannot rewrite (dynamic offsets, a pad value computed from the
 // indices) are left as they are, for the supported-dispatch check to name.
 void rewriteDataMovement(func::FuncOp func);

@@ -28,15 +28,15 @@ void configureDispatches(ModuleOp dispatches, int64_t blockSize);
 // Rewrites every configured dispatch function into a host function with
 // one gpu.launch_func and a gpu.module holding its NVVM kernel (chip:
 // the #nvvm.target architecture). Dispatches it cannot generate (a
-// contraction, a convolution, a dynamic shape, ...) fail the whole module
-// with one error naming each and why.
+// contraction not marked kGeneratedContractionAttr, a dynamic shape, ...)
+// fail the whole module with one error naming each and why.
 struct GenerateOptions {
   // Leave each dispatch as a function holding its gpu.launch (before
   // outlining and NVVM; the table's entry and module are then empty).
   bool stopAtLaunch = false;
-  // Drop contraction dispatches from the module instead of refusing them
-  // (kiln-opt, so that tests reach the other kernels of a model whose
-  // GEMMs are not library calls yet).
+  // Drop unmarked contraction dispatches from the module instead of
+  // refusing them (kiln-opt run without kiln-cuda-library-calls, so that
+  // tests reach the other kernels of a model).
   bool skipContractions = false;
 };
 FailureOr<SmallVector<GpuKernelInfo>>

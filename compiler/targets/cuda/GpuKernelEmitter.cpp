@@ -1,6 +1,8 @@
 //===- GpuKernelEmitter.cpp - Loop nests of a dispatch as one launch ------===//
 #include "compiler/targets/cuda/GpuKernelEmitter.h"
 
+#include "compiler/targets/cuda/GpuDataMovement.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +29,9 @@ constexpr int64_t kMaxSharedBytes = 48 * 1024;
 // A row's reduction at least this long is shared by the block's threads;
 // shorter ones (pooling windows) run in one thread per output.
 constexpr int64_t kMinBlockReduction = 64;
+// ... unless it is a contraction with at least this many outputs (see
+// emitKernel).
+constexpr int64_t kMinFlatContractionOutputs = 1024;
 
 struct Nest {
   mutable linalg::GenericOp op;
@@ -34,6 +39,9 @@ struct Nest {
   // Per output: the scalar of a fill folded into this nest (the initial
   // accumulator instead of a load), or null.
   SmallVector<Value> initValues;
+  // Per output: the source of a copy folded into this nest (the initial
+  // accumulator is loaded from there, at the output's indices), or null.
+  SmallVector<Value> initBuffers;
 };
 
 Value rootOf(Value v) {
@@ -171,8 +179,14 @@ public:
   DenseMap<Value, LocalSlice> locals;
   // The block reductions' per-warp partials, by element type.
   DenseMap<Type, Value> scratch;
+  // Buffers whose element at the current point is already in a register
+  // (an epilogue nest reading its fused reduction's result).
+  DenseMap<Value, Value> forwarded;
 
   Value load(Value buffer, ArrayRef<Value> indices) {
+    // A fused producer's value at this very point (never in memory).
+    if (Value value = forwarded.lookup(buffer))
+      return value;
     auto local = locals.find(buffer);
     if (local != locals.end()) {
       Value at =
@@ -241,7 +255,7 @@ public:
     if (nest.initValues[j])
       return outer.lookupOrDefault(nest.initValues[j]);
     OpOperand *out = nest.op.getDpsInitOperand(j);
-    return load(out->get(),
+    return load(nest.initBuffers[j] ? nest.initBuffers[j] : out->get(),
                 applyMap(b, loc, nest.op.getMatchingIndexingMap(out), ivs));
   }
 
@@ -257,6 +271,16 @@ public:
   // One point of the nest's parallel dims (`ivs`: parallel dims set,
   // reduction dims ignored) with its reduction loops run in this thread.
   void pointWithReductions(const Nest &nest, SmallVector<Value> ivs) {
+    SmallVector<Value> values = reduceAt(nest, ivs);
+    for (int64_t d = 0; d < nest.op.getNumLoops(); ++d)
+      if (!ivs[d])
+        ivs[d] = arith::ConstantIndexOp::create(b, loc, 0);
+    storeOutputs(nest, values, ivs);
+  }
+
+  // The values of the nest's outputs at one point of its parallel dims,
+  // its reduction loops run in this thread (not stored).
+  SmallVector<Value> reduceAt(const Nest &nest, SmallVector<Value> ivs) {
     linalg::GenericOp op = nest.op;
     SmallVector<int64_t> reductionDims, reductionRanges;
     for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
@@ -272,8 +296,7 @@ public:
       for (int64_t j = 0; j < int64_t(acc.size()); ++j)
         if (nest.initValues[j])
           acc[j] = outer.lookupOrDefault(nest.initValues[j]);
-      storeOutputs(nest, point(nest, ivs, acc), ivs);
-      return;
+      return point(nest, ivs, acc);
     }
     SmallVector<Value> init;
     for (int64_t j = 0; j < op.getNumDpsInits(); ++j)
@@ -293,7 +316,7 @@ public:
           SmallVector<Value> accs(acc.begin(), acc.end());
           scf::YieldOp::create(b, loc, point(nest, at, accs));
         });
-    storeOutputs(nest, SmallVector<Value>(loop.getResults()), ivs);
+    return SmallVector<Value>(loop.getResults());
   }
 
   Value combine(Operation *combiner, Value a, Value c) {
@@ -508,6 +531,57 @@ public:
   }
 };
 
+// A reduction nest and an elementwise nest that alone reads its result,
+// at the point it writes it (a generated contraction and its fused bias and
+// activation): the epilogue applies in the thread that reduced, on the
+// value in a register, so `buffer` (the reduction's result) never exists.
+bool fusesAsEpilogue(const Nest &producer, const Nest &consumer, Value buffer,
+                     const DenseMap<Operation *,
+                                    std::pair<linalg::GenericOp, int64_t>>
+                         &foldedFills) {
+  linalg::GenericOp p = producer.op, c = consumer.op;
+  if (p.getNumReductionLoops() == 0 || p.getNumDpsInits() != 1 ||
+      p.getDpsInits()[0] != buffer || c.getNumReductionLoops() != 0)
+    return false;
+  // The producer writes its parallel dims in order.
+  SmallVector<int64_t> parallel;
+  for (auto [d, it] : llvm::enumerate(p.getIteratorTypesArray()))
+    if (it == utils::IteratorType::parallel)
+      parallel.push_back(producer.ranges[d]);
+  AffineMap out = p.getMatchingIndexingMap(p.getDpsInitOperand(0));
+  int64_t next = 0;
+  for (auto [d, it] : llvm::enumerate(p.getIteratorTypesArray())) {
+    if (it != utils::IteratorType::parallel)
+      continue;
+    if (next >= out.getNumResults() ||
+        out.getResult(next) != getAffineDimExpr(d, p.getContext()))
+      return false;
+    ++next;
+  }
+  if (next != out.getNumResults() ||
+      ArrayRef<int64_t>(consumer.ranges) != ArrayRef<int64_t>(parallel))
+    return false;
+  // The consumer reads it once, at the identity, and nothing else does.
+  int reads = 0;
+  for (OpOperand &operand : c->getOpOperands())
+    if (rootOf(operand.get()) == buffer) {
+      if (operand.get() != buffer || !c.isDpsInput(&operand) ||
+          !c.getMatchingIndexingMap(&operand).isIdentity())
+        return false;
+      ++reads;
+    }
+  bool loads = false;
+  c.getRegion().walk([&](memref::LoadOp load) {
+    loads |= rootOf(load.getMemRef()) == buffer;
+  });
+  if (reads != 1 || loads)
+    return false;
+  for (Operation *user : buffer.getUsers())
+    if (user != p && user != c && !foldedFills.count(user))
+      return false;
+  return true;
+}
+
 } // namespace
 
 // A dispatch that holds sequential loops of its own (scf.for over tensors:
@@ -536,19 +610,32 @@ static FailureOr<EmittedKernel> emitSerial(func::FuncOp func,
     }
     rewriter.eraseOp(op);
   }
-  int64_t stackBytes = 0;
+  // Intermediates outside the loops live in the block's dynamic shared
+  // memory (the one thread is the whole block) while they fit in 48 KiB,
+  // reached through generic pointers; the rest (and buffers allocated
+  // inside a loop) on the thread's stack, up to 16 KiB.
+  int64_t stackBytes = 0, sharedBytes = 0;
   SmallVector<memref::AllocOp> allocs;
+  SmallVector<std::pair<memref::AllocOp, int64_t>> shared;
   SmallVector<memref::DeallocOp> deallocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   func.walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
   for (memref::AllocOp alloc : allocs) {
     MemRefType type = alloc.getType();
-    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat()) {
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+        !type.getLayout().isIdentity()) {
       reason = "a dynamic shape";
       return failure();
     }
-    stackBytes +=
+    int64_t bytes =
         type.getNumElements() * std::max(1u, type.getElementTypeBitWidth() / 8);
+    int64_t offset = (sharedBytes + 15) / 16 * 16;
+    if (alloc->getBlock() == &body && offset + bytes <= kMaxSharedBytes) {
+      shared.push_back({alloc, offset});
+      sharedBytes = offset + bytes;
+      continue;
+    }
+    stackBytes += bytes;
     rewriter.setInsertionPoint(alloc);
     rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, type);
   }
@@ -556,24 +643,52 @@ static FailureOr<EmittedKernel> emitSerial(func::FuncOp func,
     rewriter.eraseOp(dealloc);
   if (stackBytes > 16 * 1024) {
     reason = "sequential loops with " + std::to_string(stackBytes) +
-             " bytes of intermediates (more than the 16 KiB a thread may "
-             "keep)";
+             " bytes of intermediates on the stack (more than the 16 KiB a "
+             "thread may keep) besides " +
+             std::to_string(sharedBytes) + " in shared memory";
     return failure();
   }
   Operation *terminator = body.getTerminator();
   OpBuilder b(terminator);
   Location loc = func.getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+  Value dynamicShared =
+      sharedBytes
+          ? arith::ConstantIntOp::create(b, loc, sharedBytes, 32).getResult()
+          : Value();
+  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one,
+                                      dynamicShared);
   Block &launchBody = launch.getBody().front();
   b.setInsertionPointToStart(&launchBody);
   Operation *launchTerminator = gpu::TerminatorOp::create(b, loc);
   launchBody.getOperations().splice(launchTerminator->getIterator(),
                                     body.getOperations(), body.begin(),
                                     one.getDefiningOp()->getIterator());
+  if (sharedBytes) {
+    auto workgroup = gpu::AddressSpaceAttr::get(func.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    b.setInsertionPointToStart(&launchBody);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                        workgroup));
+    for (auto [alloc, offset] : shared) {
+      MemRefType type = alloc.getType();
+      b.setInsertionPoint(alloc);
+      Value view = memref::ViewOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(), AffineMap(),
+                          workgroup),
+          base, arith::ConstantIndexOp::create(b, loc, offset), ValueRange{});
+      Value generic = memref::MemorySpaceCastOp::create(b, loc, type, view);
+      alloc.replaceAllUsesWith(generic);
+      alloc.erase();
+    }
+  }
   EmittedKernel kernel;
   kernel.grid = 1;
   kernel.block = 1;
+  kernel.sharedMemoryBytes = static_cast<uint32_t>(sharedBytes);
   kernel.shape = "serial";
   return kernel;
 }
@@ -597,18 +712,41 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
   }
 
   // A fill whose buffer the next nest reduces into is that nest's initial
-  // accumulator (a register, not a pass over memory).
+  // accumulator (a register, not a pass over memory); so is a whole-buffer
+  // copy into it (a contraction accumulating onto an input, as a
+  // recurrence's does): the nest's accumulator starts from the copy's
+  // source.
   DenseMap<Operation *, std::pair<linalg::GenericOp, int64_t>> foldedFills;
+  auto copySource = [](linalg::LinalgOp op) -> Value {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || generic.getNumDpsInputs() != 1 ||
+        generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return Value();
+    Block &block = generic.getRegion().front();
+    Value input = generic.getDpsInputs().front();
+    if (block.getTerminator()->getOperand(0) != block.getArgument(0) ||
+        !isa<MemRefType>(input.getType()) ||
+        input.getType() != generic.getDpsInits().front().getType() ||
+        rootOf(input) == rootOf(generic.getDpsInits().front()))
+      return Value();
+    return input;
+  };
   {
     SmallVector<linalg::LinalgOp> linalgOps(body.getOps<linalg::LinalgOp>());
     for (auto [i, op] : llvm::enumerate(linalgOps)) {
       auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
-      if (!fill || i + 1 == linalgOps.size())
+      Value copied = fill ? Value() : copySource(op);
+      if ((!fill && !copied) || i + 1 == linalgOps.size())
         continue;
       auto next = dyn_cast<linalg::GenericOp>(linalgOps[i + 1].getOperation());
-      Value buffer = fill.getOutputs().front();
-      if (!next || fill.getInputs().front().getType() !=
-                       getElementTypeOrSelf(buffer.getType()))
+      Value buffer = op.getDpsInits().front();
+      if (!next ||
+          (fill && fill.getInputs().front().getType() !=
+                       getElementTypeOrSelf(buffer.getType())) ||
+          (copied && (next.getNumReductionLoops() == 0 ||
+                      llvm::is_contained(next->getOperands(), copied))))
         continue;
       for (OpOperand &out : next.getDpsInitsMutable()) {
         AffineMap map = next.getMatchingIndexingMap(&out);
@@ -620,13 +758,13 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
               return &o != &out && rootOf(o.get()) == rootOf(buffer);
             });
         if (!readElsewhere)
-          foldedFills[fill] = {next,
-                               out.getOperandNumber() - next.getNumDpsInputs()};
+          foldedFills[op] = {next,
+                             out.getOperandNumber() - next.getNumDpsInputs()};
       }
     }
   }
   for (auto fill : llvm::make_early_inc_range(body.getOps<linalg::FillOp>())) {
-    if (foldedFills.count(fill))
+    if (foldedFills.count(fill.getOperation()))
       continue;
     rewriter.setInsertionPoint(fill);
     (void)linalg::generalizeNamedOp(rewriter, fill);
@@ -651,6 +789,7 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
         return failure();
       }
       nest.initValues.resize(generic.getNumDpsInits());
+      nest.initBuffers.resize(generic.getNumDpsInits());
       for (Value out : generic.getDpsInits())
         written.insert(rootOf(out));
       nests.push_back(std::move(nest));
@@ -678,11 +817,15 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
     reason = "root " + op.getName().getStringRef().str();
     return failure();
   }
-  for (auto [fill, target] : foldedFills)
+  for (auto [init, target] : foldedFills)
     for (Nest &nest : nests)
-      if (nest.op == target.first)
-        nest.initValues[target.second] =
-            cast<linalg::FillOp>(fill).getInputs().front();
+      if (nest.op == target.first) {
+        if (auto fill = dyn_cast<linalg::FillOp>(init))
+          nest.initValues[target.second] = fill.getInputs().front();
+        else
+          nest.initBuffers[target.second] =
+              cast<linalg::GenericOp>(init).getDpsInputs().front();
+      }
   if (nests.empty()) {
     reason = "no loop nest";
     return failure();
@@ -705,6 +848,16 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
                  "nest";
         return failure();
       }
+
+  // A generated contraction's epilogue: both nests in one thread.
+  const Nest *fusedProducer = nullptr;
+  Value fusedBuffer;
+  if (nests.size() == 2 && allocs.size() == 1 &&
+      fusesAsEpilogue(nests[0], nests[1], allocs.front(), foldedFills)) {
+    fusedProducer = &nests[0];
+    fusedBuffer = allocs.front();
+    allocs.clear();
+  }
 
   // Row dimensions: the leading parallel dims every nest shares, indexed
   // as such by every access to a buffer that a nest writes.
@@ -765,13 +918,27 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
   }
 
   enum class Shape { Flat, Rows } shape;
-  if (nests.size() == 1 && allocs.empty()) {
+  if (fusedProducer) {
+    shape = Shape::Flat;
+  } else if (nests.size() == 1 && allocs.empty()) {
     Operation *combiner = blockCombiner(nests.front(), rows);
     int64_t reduction = product(
         ArrayRef<int64_t>(nests.front().ranges)
             .drop_front(std::min<int64_t>(rows, nests.front().ranges.size())));
-    shape =
-        combiner && reduction >= kMinBlockReduction ? Shape::Rows : Shape::Flat;
+    // A generated contraction with enough outputs to occupy the GPU keeps
+    // its k loop in one thread per output (neighbouring threads read
+    // neighbouring elements of the operand that varies with the output's
+    // last dim); a block per output would idle most of each warp on
+    // shuffles.
+    bool manyOutputs =
+        isContractionLike(nests.front().op) &&
+        product(ArrayRef<int64_t>(nests.front().ranges)
+                    .take_front(std::min<int64_t>(
+                        rows, nests.front().ranges.size()))) >=
+            kMinFlatContractionOutputs;
+    shape = combiner && reduction >= kMinBlockReduction && !manyOutputs
+                ? Shape::Rows
+                : Shape::Flat;
   } else if (independent) {
     shape = Shape::Flat;
   } else {
@@ -963,6 +1130,8 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
       b.clone(op, e.outer);
       continue;
     }
+    if (fusedProducer && generic == fusedProducer->op)
+      continue; // computed where its epilogue reads it
     const Nest &nest =
         *llvm::find_if(nests, [&](const Nest &n) { return n.op == generic; });
     SmallVector<int64_t> parallelDims, parallelRanges;
@@ -991,7 +1160,18 @@ FailureOr<EmittedKernel> emitKernel(func::FuncOp func, int64_t blockSize,
       for (auto [d, v] : llvm::zip(
                parallelDims, delinearize(b, loc, globalId, parallelRanges)))
         ivs[d] = v;
+      if (fusedProducer) {
+        // The consumer's dims are the producer's parallel dims, in order.
+        SmallVector<Value> at(fusedProducer->op.getNumLoops());
+        int64_t next = 0;
+        for (auto [d, it] :
+             llvm::enumerate(fusedProducer->op.getIteratorTypesArray()))
+          if (it == utils::IteratorType::parallel)
+            at[d] = ivs[next++];
+        e.forwarded[fusedBuffer] = e.reduceAt(*fusedProducer, at).front();
+      }
       e.pointWithReductions(nest, ivs);
+      e.forwarded.clear();
       continue;
     }
 

@@ -1,8 +1,8 @@
 //===- LibraryCalls.cpp - Contraction dispatches to cuBLASLt calls --------===//
 //
 // cuBLASLt's GEMMs beat anything this backend generates today, so a
-// contraction is never a generated kernel on the GPU: the dispatch holding
-// it is split, at each call site in the host function, into
+// contraction that one cuBLASLt call computes is that call: the dispatch
+// holding it is split, at each call site in the host function, into
 //
 //   [transposes read in place] -> kiln.gemm_call -> [residual dispatch]
 //
@@ -26,8 +26,19 @@
 // (taking its bias but leaving a sigmoid) is not done: the whole consumer
 // is either absorbed or kept.
 //
+// A contraction no call computes (a depthwise/grouped/transposed conv, two
+// k dims, a non-zero initial value, f64/f16/integer types, a contraction in
+// the dispatch's own loop) stays a dispatch, marked for a generated kernel
+// (kGeneratedContractionAttr) with a kiln.kernel_note saying why. Last, a
+// dispatch that only pads its input moves into the dispatches that read its
+// result, so the kernel generator reads the unpadded input with bounds
+// checks instead of running a pad kernel.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/LibraryCalls.h"
+
+#include "compiler/pipeline/TargetBackend.h"
+#include "compiler/targets/cuda/GpuDataMovement.h"
 
 #include "dialects/kiln/KilnDialect.h"
 
@@ -37,12 +48,15 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/BitVector.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <optional>
 
 namespace mlir::kiln::cuda {
@@ -425,50 +439,87 @@ bool isSetup(Operation &op) {
   return constant && !isa<ShapedType>(constant.getType());
 }
 
-// Splits dispatch `func` if its root is a contraction: nullopt when it is
-// not one; failure (reported) when it is one this backend must refuse.
+// Leaves dispatch `func` to the kernel generator: its contraction becomes a
+// generated kernel (GpuKernelEmitter: one thread per output element, the
+// reduction loops in the thread) because no cuBLASLt call computes it.
+// `why` says so in --dump-dispatches and the plan step's label.
+std::optional<Split> generateInstead(func::FuncOp func, const Twine &why) {
+  func->setAttr(kGeneratedContractionAttr, UnitAttr::get(func.getContext()));
+  func->setAttr(kKernelNoteAttr,
+                StringAttr::get(func.getContext(),
+                                "generated contraction kernel (" + why + ")"));
+  return std::nullopt;
+}
+
+// A contraction-like op that is not a contraction to linalg (a depthwise,
+// grouped or transposed conv read through window maps, a named conv),
+// described for the kernel note.
+std::string describeConvolution(linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op.getOperation()))
+    return op->getName().getStringRef().str() + ", a convolution with no GEMM "
+                                                "form";
+  return "a convolution through window indexing maps (depthwise, grouped or "
+         "transposed): not a GEMM";
+}
+
+// Splits dispatch `func` if its root is a contraction cuBLASLt computes:
+// nullopt when there is none (a contraction that no call takes is marked
+// for a generated kernel); failure when the split itself fails.
 FailureOr<std::optional<Split>> splitDispatch(func::FuncOp func,
                                               SymbolTable &symbols) {
   SmallVector<linalg::LinalgOp> contractions;
-  for (Operation &op : func.getBody().front())
+  linalg::LinalgOp convolution;
+  for (Operation &op : func.getBody().front()) {
     if (isContraction(op))
       contractions.push_back(cast<linalg::LinalgOp>(op));
-  if (contractions.empty())
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+             linalgOp && !convolution && isContractionLike(linalgOp))
+      convolution = linalgOp;
+  }
+  // A contraction in a loop of the dispatch (a recurrence run in one
+  // kernel) is not at the host's level, where a library call would go.
+  bool nested = false;
+  func.walk([&](linalg::LinalgOp op) {
+    nested |= op->getParentOp() != func.getOperation() &&
+              isContractionLike(op);
+  });
+  if (nested)
+    return generateInstead(func, "a contraction inside the dispatch's "
+                                 "sequential loop");
+  if (contractions.empty()) {
+    if (convolution)
+      return generateInstead(func, describeConvolution(convolution));
     return std::optional<Split>();
+  }
   linalg::LinalgOp root = contractions.front();
   if (contractions.size() > 1)
-    return root.emitError("dispatch '")
-           << func.getSymName() << "' holds " << contractions.size()
-           << " contractions; the cuda target makes one GEMM call per "
-              "dispatch";
+    return generateInstead(func, Twine(contractions.size()) +
+                                     " contractions in one dispatch; a "
+                                     "library call computes one");
+  if (convolution)
+    return generateInstead(func, "a contraction and a convolution in one "
+                                 "dispatch");
   // f32 only until mixed precision reaches the GPU (the hook: GemmCall's
-  // dtype/compute fields and the F16/BF16 cases below).
+  // dtype/compute fields); f16/bf16 tensor-core GEMMs come with it. Other
+  // element types (f64, integer) have no cuBLASLt fast path to wait for.
   Type f32 = Float32Type::get(func.getContext());
   bool allF32 = llvm::all_of(root->getOperandTypes(), [&](Type t) {
     return getElementTypeOrSelf(t) == f32;
   });
   if (!allF32)
-    return root.emitError("dispatch '")
-           << func.getSymName() << "': the cuda target runs f32 GEMMs only; "
-           << "this contraction is " << elementTypes(root)
-           << " (f16/bf16 tensor-core GEMMs come with mixed precision on "
-              "the GPU; compile it with --precision=fp32)";
+    return generateInstead(func, elementTypes(root) +
+                                     "; library GEMMs here are f32 only");
   std::string why;
   FailureOr<Gemm> gemm = analyzeContraction(root, func, why);
   if (failed(gemm))
-    return root.emitError("dispatch '")
-           << func.getSymName()
-           << "': no cuBLASLt strided-batched GEMM computes this "
-              "contraction: "
-           << why;
-  // The result must start from zeros (beta * C is matched separately).
+    return generateInstead(func, "no strided-batched GEMM computes it: " + why);
+  // The result must start from zeros (beta * C is matched separately); a
+  // recurrence's contraction accumulates onto its running state instead.
   auto fill = root.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill || !isConstant(fill.getInputs()[0], 0.0) ||
       !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-    return root.emitError("dispatch '")
-           << func.getSymName()
-           << "': the contraction accumulates into a tensor that is not "
-              "zero-filled";
+    return generateInstead(func, "it accumulates into a tensor that is not "
+                                 "zero-filled");
 
   Split split;
   split.gemm = *gemm;
@@ -606,6 +657,134 @@ Value buildGemmCall(OpBuilder &b, func::CallOp call, const Gemm &g,
       GemmEpilogueAttr::get(b.getContext(), g.epilogue));
 }
 
+// A dispatch that only pads its one argument with a constant.
+bool isConstantPad(func::FuncOp func) {
+  tensor::PadOp pad;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    if (isSetup(op))
+      continue;
+    if (pad || !(pad = dyn_cast<tensor::PadOp>(op)))
+      return false;
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  return pad && func.getNumArguments() == 1 &&
+         pad.getSource() == func.getArgument(0) &&
+         pad.getConstantPaddingValue() && ret.getNumOperands() == 1 &&
+         ret.getOperand(0) == pad.getResult();
+}
+
+// Where a pad dispatch's result goes: through host reshapes (each used
+// once) into one operand of a dispatch call.
+struct PadUse {
+  func::CallOp consumer;
+  unsigned index = 0;
+  SmallVector<Operation *> reshapes; // in order, from the pad
+};
+
+// `consumer` with its argument `index` padded (and reshaped) inside it: the
+// new dispatch takes the pad's source there and starts with the pad
+// (cloned from `padFunc`) and the reshapes. Memoized by what it holds, so
+// every call site of the same combination shares one dispatch.
+func::FuncOp padInside(func::FuncOp consumer, const PadUse &use,
+                       func::FuncOp padFunc, SymbolTable &symbols,
+                       std::map<std::string, func::FuncOp> &made) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << consumer.getSymName() << "/" << use.index << "/"
+     << padFunc.getSymName();
+  for (Operation *reshape : use.reshapes)
+    os << "/" << reshape->getName() << reshape->getAttrDictionary()
+       << reshape->getResult(0).getType();
+  func::FuncOp &merged = made[key];
+  if (merged)
+    return merged;
+  merged = consumer.clone();
+  merged.setName((consumer.getSymName() + "_padded").str());
+  symbols.insert(merged, std::next(consumer->getIterator()));
+  Block &entry = merged.getBody().front();
+  unsigned index = use.index;
+  (void)merged.insertArgument(index, padFunc.getArgumentTypes().front(),
+                              DictionaryAttr(), merged.getLoc());
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  IRMapping map;
+  map.map(padFunc.getArgument(0), entry.getArgument(index));
+  Block &padBody = padFunc.getBody().front();
+  for (Operation &op : padBody.without_terminator())
+    b.clone(op, map);
+  Value value = map.lookup(padBody.getTerminator()->getOperand(0));
+  for (Operation *reshape : use.reshapes) {
+    IRMapping step;
+    step.map(reshape->getOperand(0), value);
+    value = b.clone(*reshape, step)->getResult(0);
+  }
+  entry.getArgument(index + 1).replaceAllUsesWith(value);
+  (void)merged.eraseArgument(index + 1);
+  return merged;
+}
+
+// A conv's padding as its own dispatch would cost a kernel and a pass over
+// memory on the GPU: every call of a constant-pad dispatch whose result
+// only feeds other dispatches (the im2col gather, a depthwise conv),
+// directly or through host reshapes, moves into those dispatches, where the
+// kernel generator reads the source with bounds checks (GpuDataMovement:
+// the pad becomes a gather that fuses into its reader).
+void foldPadsIntoConsumers(ModuleOp module, SymbolTable &symbols) {
+  auto dispatchOf = [&](func::CallOp call) -> func::FuncOp {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    return callee && callee->hasAttr("kiln.dispatch") && !callee.isExternal()
+               ? callee
+               : func::FuncOp();
+  };
+  SmallVector<func::CallOp> pads;
+  module.walk([&](func::CallOp call) {
+    if (func::FuncOp callee = dispatchOf(call); callee && isConstantPad(callee))
+      pads.push_back(call);
+  });
+  std::map<std::string, func::FuncOp> made;
+  for (func::CallOp pad : pads) {
+    SmallVector<PadUse> uses;
+    bool foldable = !pad.getResult(0).use_empty();
+    for (OpOperand &first : pad.getResult(0).getUses()) {
+      PadUse use;
+      OpOperand *at = &first;
+      while (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+                 at->getOwner()) &&
+             at->getOwner()->getResult(0).hasOneUse()) {
+        use.reshapes.push_back(at->getOwner());
+        at = &*at->getOwner()->getResult(0).getUses().begin();
+      }
+      use.consumer = dyn_cast<func::CallOp>(at->getOwner());
+      use.index = at->getOperandNumber();
+      if (!use.consumer || !dispatchOf(use.consumer) ||
+          llvm::count(use.consumer.getOperands(), at->get()) != 1) {
+        foldable = false;
+        break;
+      }
+      uses.push_back(std::move(use));
+    }
+    if (!foldable)
+      continue;
+    func::FuncOp padFunc = dispatchOf(pad);
+    for (PadUse &use : uses) {
+      func::FuncOp merged =
+          padInside(dispatchOf(use.consumer), use, padFunc, symbols, made);
+      SmallVector<Value> operands(use.consumer.getOperands());
+      operands[use.index] = pad.getOperand(0);
+      OpBuilder b(use.consumer);
+      auto call =
+          func::CallOp::create(b, use.consumer.getLoc(), merged, operands);
+      // The merged call computes the pad's nodes too.
+      call->setLoc(FusedLoc::get(module.getContext(),
+                                 {pad.getLoc(), use.consumer.getLoc()}));
+      use.consumer.replaceAllUsesWith(call.getResults());
+      use.consumer.erase();
+      for (Operation *reshape : llvm::reverse(use.reshapes))
+        reshape->erase();
+    }
+    pad.erase();
+  }
+}
+
 } // namespace
 
 LogicalResult formLibraryCalls(ModuleOp module) {
@@ -627,8 +806,6 @@ LogicalResult formLibraryCalls(ModuleOp module) {
   }
   if (failedAny)
     return failure();
-  if (splits.empty())
-    return success();
 
   SmallVector<func::CallOp> calls;
   module.walk([&](func::CallOp call) {
@@ -669,6 +846,7 @@ LogicalResult formLibraryCalls(ModuleOp module) {
   });
   for (func::CallOp call : dead)
     call.erase();
+  foldPadsIntoConsumers(module, symbols);
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (func->hasAttr("kiln.dispatch") &&
         SymbolTable::symbolKnownUseEmpty(func, module))

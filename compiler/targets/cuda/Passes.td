@@ -29,9 +29,17 @@ def CudaLibraryCalls : Pass<"kiln-cuda-library-calls", "::mlir::ModuleOp"> {
     operand produced by a dispatch that only swaps the last two dims
     (`linalg.transpose`) is read in place with `transpose_a/b`.
 
-    Contractions of other element types than f32 are an error until mixed
-    precision reaches the GPU; contractions whose layout no GEMM expresses
-    are an error naming the dispatch. Other dispatches are left alone.
+    A dispatch holding a contraction no such GEMM computes (other element
+    types than f32, two k dims, an operand broadcast over some batch dims
+    only, a non-zero initial value, a depthwise/grouped/transposed conv
+    read through window maps, a contraction inside the dispatch's loop)
+    stays as it is, marked `kiln.cuda.generated_contraction` and given a
+    `kiln.kernel_note` saying why: kiln-cuda-codegen generates it (one
+    thread per output element, the reduction in the thread). Then every
+    call of a dispatch that only pads its argument with a constant, whose
+    result feeds only other dispatch calls (directly or through host
+    reshapes), moves into those dispatches (`<dispatch>_padded`). Other
+    dispatches are left alone.
 
     Example: `kiln-opt --kiln-cuda-library-calls dispatches.mlir`
   }];
@@ -46,16 +54,17 @@ def CudaCodegen : Pass<"kiln-cuda-codegen", "::mlir::ModuleOp"> {
   let description = [{
     Expects a module holding only `kiln.dispatch` functions (the output of
     `kiln-form-dispatches` without the host function). Dispatches without a
-    lowering configuration get `{block_size = 256}`. The elementwise ops of
-    each dispatch are fused into one `linalg.generic`; a dispatch that then
-    holds anything else (a contraction, a conv, a reduction, a rank-0
-    result, several loop nests) is not supported yet, and all such
-    dispatches are named, with their root ops, in one error.
+    lowering configuration get `{block_size = 256}`. Data movement becomes
+    gather generics and elementwise ops fuse (docs/design.md, "The CUDA
+    back end"); a dispatch that then holds a contraction or convolution
+    without the `kiln.cuda.generated_contraction` mark (cuBLASLt's), a
+    dynamic shape, a tensor constant or an unsupported op is refused, and
+    all such dispatches are named, with their reasons, in one error.
 
     A supported dispatch is bufferized (inputs then outputs as memref
-    arguments), its loop nest collapsed to one dimension and tiled by the
-    block size: a tile is a thread block, one element per thread, so
-    consecutive threads touch consecutive elements (coalesced). The
+    arguments) and its loop nests become one `gpu.launch` in one of the
+    emitter's shapes (flat: one thread per output element, reductions in
+    the thread; rows; one block; serial). The
     `gpu.launch` is outlined into a `gpu.module` per dispatch
     (`<dispatch>_kernel`), whose kernel takes the bindings as bare pointers
     in binding order, and lowered to NVVM with the module's `#nvvm.target`

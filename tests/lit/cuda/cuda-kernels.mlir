@@ -271,13 +271,14 @@ func.func @two_outputs(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<6x4xf32>
 // -----
 
 // ScatterND's ordered updates (an scf.for over tensors): one thread runs
-// the dispatch; the input binding is copied to the thread's stack, never
-// written.
+// the dispatch; the input binding is copied to the block's shared memory
+// (the one thread is the whole block; reached through a generic pointer),
+// never written.
 
-// CHECK: scatter = {block = array<i64: 1, 1, 1>, entry = "", grid = array<i64: 1, 1, 1>, shape = "serial", shared_memory = 0 : i64}
+// CHECK: scatter = {block = array<i64: 1, 1, 1>, entry = "", grid = array<i64: 1, 1, 1>, shape = "serial", shared_memory = 48 : i64}
 // CHECK-LABEL: func.func @scatter(
 // CHECK-SAME: %[[IN:[^:]*]]: memref<3x4xf32>, %{{[^:]*}}: memref<2x1xi64>, %[[OUT:[^:]*]]: memref<3x4xf32>)
-// CHECK: %[[COPY:.*]] = memref.alloca() : memref<3x4xf32>
+// CHECK: %[[COPY:.*]] = memref.memory_space_cast %{{.*}} : memref<3x4xf32, #gpu.address_space<workgroup>> to memref<3x4xf32>
 // CHECK-NOT: memref.store %{{.*}}, %[[IN]]
 // CHECK: memref.store %{{.*}}, %[[COPY]]
 // CHECK: memref.store %{{.*}}, %[[OUT]]
