@@ -105,8 +105,10 @@ def gemm(path, n):
 
 # tests/onnx/models whose contractions the cuda target generates as kernels
 # (no cuBLASLt call computes them), so the device check runs those kernels.
+# (lstm_layout1 is left out: onnxruntime's CPU LSTM has no layout 1, so
+# there is no reference for it.)
 GENERATED_CONTRACTIONS = ("f64_ops", "qop_gemm", "gru_opset7", "lstm_bidirectional",
-                          "lstm_layout1", "conv_transpose", "conv_transpose_output_shape")
+                          "conv_transpose", "conv_transpose_output_shape")
 
 
 def random_inputs(model, seed):
