@@ -368,16 +368,19 @@ void PrintTensors(const char* what, const std::vector<TensorInfo>& infos) {
 
 // A LibraryCall step (cuda plans): the library function, the model
 // node(s), and for a GEMM every GemmCall field (row-major; ld and batch
-// strides in elements). The step's label ("cublasLt matmul <node>") says
-// nothing the line does not, so it is not repeated.
+// strides in elements). The label kilnc gives the step ("cublasLt matmul
+// <node>") says nothing the line does not, so only another label is
+// printed.
 void PrintLibraryCall(size_t i, const StepInfo& st) {
   const GemmInfo& g = st.gemm;
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::string usual = st.library + " " + st.function + (st.node.empty() ? "" : " " + st.node);
+  std::string label = st.label.empty() || st.label == usual ? "" : "  " + st.label;
   std::printf("  %zu: library call %s.%s (node '%s') batch %llu, m %llu, n %llu, k %llu%s%s, "
-              "epilogue %s\n",
+              "epilogue %s%s\n",
               i, st.library.c_str(), st.function.c_str(), st.node.c_str(), u(g.batch), u(g.m),
               u(g.n), u(g.k), g.transpose_a ? ", A^T" : "", g.transpose_b ? ", B^T" : "",
-              GemmEpilogueName(g.epilogue));
+              GemmEpilogueName(g.epilogue), label.c_str());
   if (st.function != "matmul") return;
   std::printf(
       "     gemm f32: ld a %llu b %llu c %llu d %llu, batch stride a %llu b %llu c %llu d %llu, "
