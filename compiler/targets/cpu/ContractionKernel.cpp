@@ -11,9 +11,12 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/ContractionKernel.h"
 
+#include "compiler/targets/cpu/ImplicitGemm.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -357,7 +360,8 @@ startAccumulators(OpBuilder &builder, Location loc, linalg::FillOp fill,
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                     int64_t rows, int64_t lanes, int64_t kTile,
-                                    int64_t vectorBits, StringRef panelPath) {
+                                    int64_t vectorBits, StringRef panelPath,
+                                    bool gatherB) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
@@ -438,8 +442,60 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value bFlat;
   std::optional<int64_t> staticK =
       getConstantIntValue(sizes[loops->reductions.front()]);
-  if (group > 1 && !staticK)
-    return op.emitOpError("needs a static K for packed B");
+  if ((group > 1 || gatherB) && !staticK)
+    return op.emitOpError("needs a static K for packed or gathered B");
+  // A gathered B: the columns' gather generic (left unfused by workgroup
+  // tiling), the conv input it reads as one flat run, and where this
+  // tile's slice of the columns starts.
+  struct ColumnGather {
+    ConvGather geometry;
+    Value input; // memref<N*C*H*W x f32>
+    Value address; // its first element's address, i64
+    int64_t channels, height, width;
+    SmallVector<Value> offsets; // into [N, C*KH*KW, OH*OW]
+  };
+  std::optional<ColumnGather> gather;
+  if (gatherB) {
+    auto slice = b.getDefiningOp<memref::SubViewOp>();
+    Value columns = slice ? slice.getSource() : b;
+    std::optional<ConvGather> geometry;
+    for (Operation *user : columns.getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (generic && generic.getNumDpsInits() == 1 &&
+          generic.getDpsInits()[0] == columns)
+        geometry = ConvGather::read(generic);
+    }
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!geometry || !func ||
+        geometry->input >= static_cast<int64_t>(func.getNumArguments()))
+      return op.emitOpError("gather_b: B is not a slice of im2col columns "
+                            "written by a kiln.conv_gather generic");
+    Value input = func.getArgument(geometry->input);
+    auto inputType = dyn_cast<MemRefType>(input.getType());
+    auto columnsType = cast<MemRefType>(columns.getType());
+    if (!inputType || inputType.getRank() != 4 ||
+        !inputType.getLayout().isIdentity() || !inputType.hasStaticShape() ||
+        inputType.getElementType() != loops->operandType ||
+        columnsType.getRank() != 3 ||
+        (slice && !llvm::all_of(slice.getStaticStrides(),
+                                [](int64_t s) { return s == 1; })))
+      return op.emitOpError("gather_b: needs an f32 [N, C, H, W] input and "
+                            "[N, C*K, P] columns");
+    ColumnGather g{*geometry, Value(), Value(), inputType.getDimSize(1),
+                   inputType.getDimSize(2), inputType.getDimSize(3), {}};
+    g.input = memref::CollapseShapeOp::create(
+        rewriter, loc, input, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+    g.address = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, input));
+    if (slice)
+      for (OpFoldResult offset : slice.getMixedOffsets())
+        g.offsets.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, offset));
+    else
+      g.offsets.assign(3, arith::ConstantIndexOp::create(rewriter, loc, 0));
+    gather = std::move(g);
+  }
   // A panel of B packed by the kernel: [kc / g][lanes * g], plus (vnni)
   // 128 * its column sums, one i32 per lane. Both are stack scratch that
   // dies within the kernel (hoisted to the entry block by scratch
@@ -458,6 +514,16 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           rewriter, loc, MemRefType::get({lanes}, rewriter.getI32Type()),
           rewriter.getI64IntegerAttr(64));
     bFlat = panel;
+  } else if (gatherB) {
+    if (!loops->operandType.isF32() || loops->laneStride != 1 ||
+        loops->reductions.size() != 1 || loops->vectorPerRow)
+      return op.emitOpError("gathers B from a convolution's input only for "
+                            "f32 contractions with one reduction dim and "
+                            "contiguous lanes shared by all rows");
+    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
+    panel = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({blockK, lanes}, loops->operandType),
+        /*alignment=*/rewriter.getI64IntegerAttr(64));
   } else if (group > 1) {
     // Workgroup tiling sizes B's slice through its map, which gets the
     // extent of `k mod g` wrong when K is not a multiple of g (it
@@ -510,6 +576,248 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
   Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       validLanes, index(lanes));
+  if (gather) {
+    // Gather this K block's panel of B from the conv input once for every
+    // row tile below: panel[q][j] = X[n, c, ih, iw] for column k0 + q =
+    // (c, kh, kw) and output pixel p0 + j = (oh, ow), with ih = oh * sh -
+    // pad_top + kh * dh and iw likewise; zero in the padding (unsigned
+    // compares: negative positions are huge) and past the valid lanes.
+    // Per lane the pixel's (oh * sh - pad_top, ow * sw - pad_left) is
+    // computed once per tile; per k row only two vector adds, the bounds
+    // compares and one masked gather remain.
+    const ConvGather &geo = gather->geometry;
+    Type i32 = rewriter.getI32Type();
+    auto laneType = VectorType::get({lanes}, i32);
+    auto splat = [&](OpBuilder &bb, Location bl, Value v) {
+      if (v.getType().isIndex())
+        v = arith::IndexCastOp::create(bb, bl, i32, v);
+      return vector::BroadcastOp::create(bb, bl, laneType, v).getResult();
+    };
+    auto splatConst = [&](OpBuilder &bb, Location bl, int64_t v) {
+      return arith::ConstantOp::create(
+                 bb, bl, laneType,
+                 DenseElementsAttr::get(laneType, bb.getI32IntegerAttr(v)))
+          .getResult();
+    };
+    SmallVector<Value> at = operandIndices(rewriter, loc, bMap, dims);
+    Value batch = arith::AddIOp::create(rewriter, loc, at[0],
+                                        gather->offsets[0]);
+    Value pixel0 = arith::AddIOp::create(rewriter, loc, at[2],
+                                         gather->offsets[2]);
+    SmallVector<int32_t> iotaValues;
+    for (int64_t j = 0; j < lanes; ++j)
+      iotaValues.push_back(j);
+    Value iota = arith::ConstantOp::create(
+        rewriter, loc, laneType,
+        DenseElementsAttr::get(laneType, ArrayRef<int32_t>(iotaValues)));
+    Value pixels =
+        arith::AddIOp::create(rewriter, loc, splat(rewriter, loc, pixel0), iota);
+    Value oh = arith::DivUIOp::create(rewriter, loc, pixels,
+                                      splatConst(rewriter, loc, geo.output[1]));
+    Value ow = arith::RemUIOp::create(rewriter, loc, pixels,
+                                      splatConst(rewriter, loc, geo.output[1]));
+    Value rowBase = arith::SubIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, oh,
+                              splatConst(rewriter, loc, geo.strides[0])),
+        splatConst(rewriter, loc, geo.pads[0]));
+    Value colBase = arith::SubIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, ow,
+                              splatConst(rewriter, loc, geo.strides[1])),
+        splatConst(rewriter, loc, geo.pads[1]));
+    Value laneMask = vector::CreateMaskOp::create(
+        rewriter, loc, VectorType::get({lanes}, rewriter.getI1Type()),
+        ValueRange{validLanes});
+    Value heightV = splatConst(rewriter, loc, gather->height);
+    Value widthV = splatConst(rewriter, loc, gather->width);
+    auto rowType = VectorType::get({lanes}, loops->operandType);
+    Value rowZeros = arith::ConstantOp::create(
+        rewriter, loc, rowType,
+        DenseElementsAttr::get(rowType, zeroOf(loops->operandType)));
+    // First plane of this batch entry in the flat input.
+    Value planeSize = index(gather->height * gather->width);
+    Value batchBase = arith::MulIOp::create(
+        rewriter, loc, batch, index(gather->channels * gather->height *
+                                    gather->width));
+    int64_t window = geo.kernel[0] * geo.kernel[1];
+    // Unit and 2x column strides read each output row's run of the tile
+    // with one masked load; other strides gather lane by lane.
+    bool segmented = geo.strides[1] == 1 || geo.strides[1] == 2;
+    struct Segment {
+      Value begin, end;      // lanes of the tile in this output row
+      Value rowBase, colBase; // oh * sh - pad_top, ow_begin * sw - pad_left
+    };
+    SmallVector<Segment> segments;
+    Value noLanes, wideZeros;
+    VectorType wideRowType;
+    SmallVector<int64_t> interleaved, evens;
+    if (segmented) {
+      int64_t ow = geo.output[1];
+      Value oh0 = arith::DivUIOp::create(rewriter, loc, pixel0, index(ow));
+      Value ow0 = arith::RemUIOp::create(rewriter, loc, pixel0, index(ow));
+      Value firstRun = arith::SubIOp::create(rewriter, loc, index(ow), ow0);
+      int64_t count = 1 + llvm::divideCeil(lanes - 1, ow);
+      for (int64_t i = 0; i < count; ++i) {
+        Segment seg;
+        auto laneOf = [&](int64_t rows) -> Value {
+          if (rows < 0)
+            return zero;
+          return arith::MinSIOp::create(
+              rewriter, loc, validLanes,
+              arith::AddIOp::create(rewriter, loc, firstRun,
+                                    index(rows * ow)));
+        };
+        seg.begin = laneOf(i - 1);
+        seg.end = laneOf(i);
+        Value oh = arith::AddIOp::create(rewriter, loc, oh0, index(i));
+        seg.rowBase = arith::SubIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, oh, index(geo.strides[0])),
+            index(geo.pads[0]));
+        Value owBegin = i == 0 ? ow0 : zero;
+        seg.colBase = arith::SubIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, owBegin,
+                                  index(geo.strides[1])),
+            index(geo.pads[1]));
+        segments.push_back(seg);
+      }
+      if (geo.strides[1] == 2) {
+        auto maskType = VectorType::get({lanes}, rewriter.getI1Type());
+        noLanes = arith::ConstantOp::create(
+            rewriter, loc, maskType,
+            DenseElementsAttr::get(maskType, rewriter.getBoolAttr(false)));
+        wideRowType = VectorType::get({2 * lanes}, loops->operandType);
+        wideZeros = arith::ConstantOp::create(
+            rewriter, loc, wideRowType,
+            DenseElementsAttr::get(wideRowType, zeroOf(loops->operandType)));
+        for (int64_t j = 0; j < lanes; ++j) {
+          interleaved.push_back(j);
+          interleaved.push_back(lanes + j);
+          evens.push_back(2 * j);
+        }
+      }
+    }
+    scf::ForOp::create(
+        rewriter, loc, zero, arith::SubIOp::create(rewriter, loc, kEnd, k0),
+        one, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value q, ValueRange) {
+          Value k = arith::AddIOp::create(
+              bb, bl, arith::AddIOp::create(bb, bl, k0, q),
+              arith::AddIOp::create(bb, bl, at[1], gather->offsets[1]));
+          auto cst = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+          };
+          Value c = arith::DivUIOp::create(bb, bl, k, cst(window));
+          Value r = arith::RemUIOp::create(bb, bl, k, cst(window));
+          Value kh = arith::DivUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+          Value kw = arith::RemUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+          Value plane = arith::AddIOp::create(
+              bb, bl, batchBase, arith::MulIOp::create(bb, bl, c, planeSize));
+          Value row;
+          if (segmented) {
+            // Per output row the tile covers, one masked load: lanes
+            // [lo, hi) of the segment read consecutive (sw = 1) or every
+            // other (sw = 2: a double-width load and the even elements)
+            // elements of one input row. Addresses are integers until the
+            // load, so masked-off lanes before the input's start (top-left
+            // padding) form no out-of-bounds pointer arithmetic.
+            int64_t sw = geo.strides[1];
+            row = rowZeros;
+            for (const Segment &seg : segments) {
+              Value ih = arith::AddIOp::create(
+                  bb, bl, seg.rowBase,
+                  arith::MulIOp::create(bb, bl, kh, cst(geo.dilations[0])));
+              Value rowOk = arith::CmpIOp::create(
+                  bb, bl, arith::CmpIPredicate::ult, ih, cst(gather->height));
+              Value iwStart = arith::AddIOp::create(
+                  bb, bl, seg.colBase,
+                  arith::MulIOp::create(bb, bl, kw, cst(geo.dilations[1])));
+              Value skip = arith::MaxSIOp::create(
+                  bb, bl, zero,
+                  arith::CeilDivSIOp::create(
+                      bb, bl, arith::SubIOp::create(bb, bl, zero, iwStart),
+                      cst(sw)));
+              Value inRow = arith::MaxSIOp::create(
+                  bb, bl, zero,
+                  arith::CeilDivSIOp::create(
+                      bb, bl,
+                      arith::SubIOp::create(bb, bl, cst(gather->width),
+                                            iwStart),
+                      cst(sw)));
+              Value lo = arith::AddIOp::create(bb, bl, seg.begin, skip);
+              Value hi = arith::MinSIOp::create(
+                  bb, bl, seg.end,
+                  arith::AddIOp::create(bb, bl, seg.begin, inRow));
+              hi = arith::SelectOp::create(bb, bl, rowOk, hi, lo);
+              Value mask = arith::AndIOp::create(
+                  bb, bl,
+                  arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::sge,
+                                        iota, splat(bb, bl, lo)),
+                  arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::slt,
+                                        iota, splat(bb, bl, hi)));
+              // Element of lane 0: plane + ih * W + iwStart - begin * sw.
+              Value first = arith::SubIOp::create(
+                  bb, bl,
+                  arith::AddIOp::create(
+                      bb, bl,
+                      arith::AddIOp::create(
+                          bb, bl, plane,
+                          arith::MulIOp::create(bb, bl, ih,
+                                                cst(gather->width))),
+                      iwStart),
+                  arith::MulIOp::create(bb, bl, seg.begin, cst(sw)));
+              Value bytes = arith::MulIOp::create(
+                  bb, bl,
+                  arith::IndexCastOp::create(bb, bl, bb.getI64Type(), first),
+                  arith::ConstantOp::create(bb, bl, bb.getI64IntegerAttr(4)));
+              Value ptr = LLVM::IntToPtrOp::create(
+                  bb, bl, LLVM::LLVMPointerType::get(bb.getContext()),
+                  arith::AddIOp::create(bb, bl, gather->address, bytes)
+                      .getResult());
+              if (sw == 1) {
+                row = LLVM::MaskedLoadOp::create(bb, bl, rowType, ptr, mask,
+                                                 row, bb.getI32IntegerAttr(4));
+              } else {
+                Value wideMask =
+                    vector::ShuffleOp::create(bb, bl, mask, noLanes, interleaved);
+                Value wide = LLVM::MaskedLoadOp::create(
+                    bb, bl, wideRowType, ptr, wideMask, wideZeros,
+                    bb.getI32IntegerAttr(4));
+                Value even =
+                    vector::ShuffleOp::create(bb, bl, wide, wide, evens);
+                row = arith::SelectOp::create(bb, bl, mask, even, row);
+              }
+            }
+          } else {
+          Value ih = arith::AddIOp::create(
+              bb, bl, rowBase,
+              splat(bb, bl,
+                    arith::MulIOp::create(bb, bl, kh, cst(geo.dilations[0]))));
+          Value iw = arith::AddIOp::create(
+              bb, bl, colBase,
+              splat(bb, bl,
+                    arith::MulIOp::create(bb, bl, kw, cst(geo.dilations[1]))));
+          Value inside = arith::AndIOp::create(
+              bb, bl,
+              arith::AndIOp::create(
+                  bb, bl,
+                  arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult, ih,
+                                        heightV),
+                  arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult, iw,
+                                        widthV)),
+              laneMask);
+          Value offsets = arith::AddIOp::create(
+              bb, bl, arith::MulIOp::create(bb, bl, ih, widthV), iw);
+          row = vector::GatherOp::create(
+              bb, bl, rowType, gather->input, ValueRange{plane}, offsets,
+              inside, rowZeros);
+          }
+          vector::StoreOp::create(bb, bl, row, panel, ValueRange{q, zero});
+          scf::YieldOp::create(bb, bl);
+        });
+  }
   if (panels) {
     // Pack this K block's panel of B once for every row tile below:
     // panel[q][n * g + j] = B[k0 + q * g + j][n0 + n], zero past K and
@@ -983,7 +1291,14 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                        ValueRange acc) {
       SmallVector<Value> point(at);
       Value sharedB, sharedA;
-      if (!loops->vectorPerRow)
+      if (gather)
+        sharedB = loadAs(body, bl, panel,
+                         ValueRange{arith::SubIOp::create(
+                                        body, bl,
+                                        point[loops->reductions.front()], k0),
+                                    zero},
+                         operandVectorType, operandZeros);
+      else if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)
         sharedA = loadA(body, bl, point);

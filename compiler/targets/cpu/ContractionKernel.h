@@ -100,11 +100,18 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // and every row tile then runs that native path over it. For "vnni" A is
 // flipped to unsigned in registers and the accumulators of each K block
 // start 128 * (the panel's column sums) lower, computed while packing.
+// `gatherB` (f32, ImplicitGemm.h): B is a slice of a convolution's im2col
+// columns whose gather generic (`kiln.conv_gather`) was left unfused; the
+// kernel copies each K block x lane tile panel of B into a stack buffer
+// straight from the conv input (masked vector gathers, zero where the
+// window falls in the padding or past the valid lanes) and the row tiles
+// read the panel. Nothing reads the columns afterwards.
 LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     linalg::LinalgOp op, int64_t rows,
                                     int64_t lanes, int64_t kTile,
                                     int64_t vectorBits,
-                                    llvm::StringRef panelPath = "");
+                                    llvm::StringRef panelPath = "",
+                                    bool gatherB = false);
 
 } // namespace mlir::kiln::cpu
 

@@ -2,6 +2,7 @@
 #include "compiler/targets/cpu/CpuBackend.h"
 
 #include "compiler/targets/cpu/DataTiling.h"
+#include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ObjectEmitter.h"
@@ -22,6 +23,10 @@ public:
     // --codegen=loop-order or scalar the weights stay as they are.
     if (!config.registerTiles)
       return success();
+    // K x K convolutions read their input directly (implicit GEMM): the
+    // pad and im2col dispatches go, the contraction gathers its B panels.
+    if (failed(formImplicitGemms(module)))
+      return failure();
     return packConstantWeights(module, target);
   }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "compiler/targets/cpu/DataTiling.h"
+#include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/KernelCodegen.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -27,6 +28,7 @@ namespace mlir::kiln::cpu {
 #define GEN_PASS_DEF_CPULOWERINGCONFIG
 #define GEN_PASS_DEF_CPUCODEGEN
 #define GEN_PASS_DEF_CPUPACKWEIGHTS
+#define GEN_PASS_DEF_CPUIMPLICITGEMM
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/cpu/Passes.h.inc"
 
@@ -58,6 +60,16 @@ public:
       return signalPassFailure();
     }
     if (failed(packConstantWeights(getOperation(), *target)))
+      signalPassFailure();
+  }
+};
+
+class CpuImplicitGemmPass
+    : public impl::CpuImplicitGemmBase<CpuImplicitGemmPass> {
+public:
+  using impl::CpuImplicitGemmBase<CpuImplicitGemmPass>::CpuImplicitGemmBase;
+  void runOnOperation() override {
+    if (failed(formImplicitGemms(getOperation())))
       signalPassFailure();
   }
 };

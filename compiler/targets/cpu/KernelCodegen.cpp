@@ -34,6 +34,7 @@
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
+#include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/LoopOrder.h"
 #include "compiler/targets/cpu/LoweringConfig.h"
 #include "compiler/targets/cpu/ScratchBinding.h"
@@ -255,6 +256,19 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
   tiling.setTileSizes(getAsIndexOpFoldResult(kernel.getContext(), tiles));
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
+  // A convolution's column gather stays out of the tiles when the kernel
+  // gathers its B panels from the input itself (`gather_b`): the
+  // contraction then reads a slice of the whole gather's result, whose
+  // offsets tell the kernel where its tile starts, and the gather itself
+  // is erased once the kernel is built.
+  if (config.gatherB)
+    options.setFusionControlFn(
+        [](tensor::ExtractSliceOp, OpResult producer,
+           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (producer.getOwner()->hasAttr(kConvGatherAttr))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(last), options);
@@ -793,6 +807,14 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
         // does a B the kernel packs (the configuration's path).
         StringRef path =
             config->packPanels ? StringRef(config->native) : nativePath(*loops);
+        if (config->gatherB &&
+            (!loops->operandType.isF32() || config->packPanels ||
+             !convGatherProducer(op.getDpsInputs()[loops->rhs]))) {
+          op->emitOpError("the lowering config asks for B gathered from a "
+                          "convolution's input (gather_b), but B is not an "
+                          "f32 im2col gather (kiln.conv_gather)");
+          return WalkResult::interrupt();
+        }
         if (config->packPanels && !canPackPanels(*loops, op)) {
           op->emitOpError("the lowering config asks for B packed in panels "
                           "(pack_b), but B is packed already or is not a "
@@ -853,8 +875,40 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                          target.vectorBits,
                                          config->packPanels
                                              ? StringRef(config->native)
-                                             : StringRef())))
+                                             : StringRef(),
+                                         config->gatherB)))
           return failure();
+      // The kernels gathered their panels from the input: the whole-tensor
+      // gather and its column buffer must be unread now, and go.
+      if (config->gatherB) {
+        SmallVector<linalg::GenericOp> gathers;
+        kernel->walk([&](linalg::GenericOp op) {
+          if (op->hasAttr(kConvGatherAttr))
+            gathers.push_back(op);
+        });
+        for (linalg::GenericOp gather : gathers) {
+          Value columns = gather.getDpsInits()[0];
+          // Views of the columns the kernels no longer read.
+          for (bool changed = true; changed;) {
+            changed = false;
+            for (Operation *user : llvm::make_early_inc_range(columns.getUsers()))
+              if (user != gather.getOperation() && isOpTriviallyDead(user)) {
+                rewriter.eraseOp(user);
+                changed = true;
+              }
+          }
+          if (!llvm::all_of(columns.getUsers(), [&](Operation *user) {
+                return user == gather.getOperation();
+              }))
+            return gather.emitOpError("im2col columns are still read after "
+                                      "the kernel gathered its panels");
+          Operation *buffer = columns.getDefiningOp();
+          rewriter.eraseOp(gather);
+          if (isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(buffer) &&
+              buffer->use_empty())
+            rewriter.eraseOp(buffer);
+        }
+      }
     }
     FailureOr<int64_t> scratchPerWorkgroup = planScratch(*kernel);
     if (failed(scratchPerWorkgroup))

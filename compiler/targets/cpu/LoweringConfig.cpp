@@ -4,6 +4,7 @@
 #include "compiler/pipeline/TargetBackend.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
+#include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -51,6 +52,8 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
     }
     if (packPanels)
       entries.push_back(b.getNamedAttr("pack_b", b.getStringAttr("panels")));
+    if (gatherB)
+      entries.push_back(b.getNamedAttr("gather_b", b.getStringAttr("im2col")));
   }
   if (strategy == Strategy::Depthwise) {
     entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
@@ -145,6 +148,12 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
                                   "\"pmaddwd\" or \"dpbf16\"");
       config.packPanels = true;
       config.native = native.getValue().str();
+    }
+    if (Attribute gather = dict.get("gather_b")) {
+      auto value = dyn_cast<StringAttr>(gather);
+      if (!value || value.getValue() != "im2col")
+        return dispatch.emitError("'gather_b' must be \"im2col\"");
+      config.gatherB = true;
     }
     // LLVM splits other vector widths into odd pieces (a 48-lane tile ran
     // 20x slower than a 32-lane one).
@@ -488,6 +497,11 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
       config.packPanels = true;
     }
   }
+  // B gathered from a convolution's input by the kernel (implicit GEMM):
+  // f32 for now; the native paths keep their im2col dispatch and panels.
+  if (!config.packPanels && loops->operandType.isF32() &&
+      convGatherProducer(candidate->op.getDpsInputs()[loops->rhs]))
+    config.gatherB = true;
   config.tileRows = rows;
   config.tileLanes = lanes;
   // K blocks whose B sub-panel (kc x lanes elements) takes about half of a
@@ -498,6 +512,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   int64_t kc = std::max<int64_t>(64, 16384 / (lanes * operandBytes));
   // A single row reads each B element once: nothing to keep in L1.
   config.reductionTile = rows > 1 && kTotal > kc + kc / 2 ? kc : 0;
+  // A gathered B lives in a stack panel of one K block: always blocked.
+  if (config.gatherB && kTotal > kc + kc / 2)
+    config.reductionTile = kc;
 
   // Workgroup tiles: ~64x64 outputs, whole register tiles, on the root
   // dims that m and n map to; outer dims one at a time.
@@ -519,6 +536,25 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);
   int64_t laneTile = std::max<int64_t>(lanes, 64 / lanes * lanes);
+  if (config.gatherB) {
+    // Every workgroup gathers its own B panels, once per K block and lane
+    // tile, for all of its rows: taller tiles (up to 256 output channels)
+    // spread a gather over more FMAs, as long as at least 4 workgroups
+    // remain for the cores.
+    int64_t outer = 1;
+    for (auto [i, it] : llvm::enumerate(rootOp.getIteratorTypesArray()))
+      if (i != *rootM && i != *rootN && it == utils::IteratorType::parallel)
+        outer *= bounds[i];
+    auto groups = [&](int64_t rowsPerGroup) {
+      return outer * llvm::divideCeil(bounds[*rootM], rowsPerGroup) *
+             llvm::divideCeil(bounds[*rootN], laneTile);
+    };
+    int64_t tall = (int64_t)llvm::divideCeil(std::min<int64_t>(bounds[*rootM], 256),
+                                    rows) * rows;
+    while (tall > rowTile && groups(tall) < 4)
+      tall = std::max<int64_t>(rowTile, llvm::divideCeil(tall / 2, rows) * rows);
+    rowTile = std::max(rowTile, tall);
+  }
   tiles[*rootM] = std::min(bounds[*rootM], rowTile);
   tiles[*rootN] = std::min(bounds[*rootN], laneTile);
   int64_t tiled = 2;

@@ -18,7 +18,10 @@
 // dispatch's IR (B's packed layout, DataTiling.h) and the attribute
 // reports it; for a computed B (a convolution's im2col columns) the
 // attribute chooses it, `native = "vnni", pack_b = "panels"`: the kernel
-// packs B itself, one K block x register tile at a time.
+// packs B itself, one K block x register tile at a time. For a convolution
+// whose columns come from a gather generic (ImplicitGemm.h, f32),
+// `gather_b = "im2col"` has the kernel gather its B panels from the conv
+// input itself: no im2col buffer, no pad (implicit GEMM).
 //
 // Strategies:
 //  - "contraction": the dispatch's contraction (matmul, batch matmul, conv
@@ -78,6 +81,13 @@ struct LoweringConfig {
   // tiles span the rows of the flat plane; the path is in `native`.
   int64_t pixelTile = 0;
   bool flatPlane = false;
+  // Contraction only: B is a convolution's im2col columns, computed by a
+  // gather generic (ImplicitGemm.h), and the kernel gathers each K block x
+  // lane tile panel of B straight from the conv input, padding as bounds
+  // checks, instead of reading a column buffer (`gather_b = "im2col"`).
+  // Without it the gather is fused into each workgroup tile as a
+  // tile-sized column buffer.
+  bool gatherB = false;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.

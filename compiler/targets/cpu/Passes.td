@@ -62,6 +62,28 @@ def CpuPackWeights : Pass<"kiln-cpu-pack-weights", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
+  let summary = "Convolutions read their input directly: no pad and im2col "
+                "dispatches (implicit GEMM)";
+  let description = [{
+    Runs on a whole module after dispatch formation (the host function and
+    its dispatches). Each call of an f32 conv-as-GEMM contraction dispatch
+    whose B is the collapsed result of an im2col dispatch (reading a zero
+    pad dispatch's result, or any tensor) calls a copy of the dispatch
+    that takes the unpadded input instead and computes B with a gather
+    generic marked `kiln.conv_gather` (padding as bounds checks). The pad
+    and im2col dispatches go when nothing else calls them. The lowering
+    configuration then says `gather_b = "im2col"` and the contraction
+    kernel gathers its B panels from the input (ImplicitGemm.h).
+
+    Example: `kiln-opt --kiln-cpu-implicit-gemm model.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
   let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
   let description = [{

@@ -1,0 +1,70 @@
+//===- ImplicitGemm.h - Convolutions without im2col buffers -----*- C++ -*-===//
+//
+// The target-independent lowering turns a K x K convolution with one group
+// into three dispatches (ContractionToLinalg.cpp): a pad of the input, an
+// im2col generic writing the whole [N, C, KH, KW, OH, OW] column tensor,
+// and the contraction of the filter [M, C*KH*KW] with those columns
+// [N, C*KH*KW, OH*OW]. On the CPU the columns are never needed as a
+// tensor: the contraction kernel gathers each K block x lane tile panel of
+// B straight from the unpadded input, with the padding as bounds checks
+// (ContractionKernel.h, `gather_b = "im2col"` in LoweringConfig.h).
+//
+// formImplicitGemms rewrites the CPU backend's own copy of the module (the
+// CUDA backend keeps the three dispatches): each call of a contraction
+// dispatch whose B is (a collapse of) an im2col dispatch's result, itself
+// reading a zero pad dispatch's result or any other tensor, calls a new
+// dispatch instead that takes the unpadded input and computes B by a
+// gather generic:
+//
+//   %cols = linalg.generic {kiln.conv_gather = {...}} outs(tensor<N x CK x P>)
+//     B[n, ck, p] = 0 <= ih < H && 0 <= iw < W ? X[n, c, ih, iw] : 0
+//     with c, kh, kw = ck / (KH*KW), ck / KW % KH, ck % KW,
+//          oh, ow = p / OW, p % OW,
+//          ih = oh * sh - pad_top + kh * dh, iw = ow * sw - pad_left + kw * dw
+//
+// which reads X (captured, `tensor.extract`) through `linalg.index`. Its
+// semantics are exact, so every strategy computes the same values: loop
+// order and register tiles without `gather_b` fuse it into each workgroup
+// tile (a tile-sized column buffer); with `gather_b` the kernel code
+// generator does not fuse it and the contraction kernel builds its panels
+// from X directly, leaving no column buffer at all. The pad and im2col
+// dispatches disappear when nothing else reads them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_IMPLICITGEMM_H
+#define KILN_COMPILER_TARGETS_CPU_IMPLICITGEMM_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln::cpu {
+
+// The geometry of a convolution's im2col gather, kept on the gather
+// generic as `kiln.conv_gather` (a dictionary of the fields below).
+inline constexpr llvm::StringLiteral kConvGatherAttr = "kiln.conv_gather";
+
+struct ConvGather {
+  int64_t input = 0;                // dispatch argument: X [N, C, H, W]
+  SmallVector<int64_t> kernel;      // KH, KW
+  SmallVector<int64_t> strides;     // sh, sw
+  SmallVector<int64_t> dilations;   // dh, dw
+  SmallVector<int64_t> pads;        // top, left (the high pads are implied)
+  SmallVector<int64_t> output;      // OH, OW
+
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  // The geometry on `op`, or nullopt when it has none or it is malformed.
+  static std::optional<ConvGather> read(Operation *op);
+};
+
+// The gather generic that produces `columns` (a contraction's B), looking
+// through one extract_slice (a workgroup tile of the columns); null if
+// `columns` is not gathered.
+linalg::GenericOp convGatherProducer(Value columns);
+
+// Rewrites the host function and dispatches of `module` as described
+// above, for f32 contractions of 2-D convolutions.
+LogicalResult formImplicitGemms(ModuleOp module);
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_IMPLICITGEMM_H

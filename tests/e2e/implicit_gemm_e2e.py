@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""fp32 K x K convolutions as implicit GEMM (the contraction kernel gathers
+its B panels from the conv input; no pad or im2col dispatch), checked
+against onnxruntime (never against Kiln itself).
+
+Two conv chains with the shapes the gather finds hardest:
+  batch 2, input 2x5x35x33:
+    conv_a  3x3, stride 2, dilation 2, pads 2            5 -> 13
+    conv_b  5x3, pads (top 2, left 1, bottom 0, right 2) 13 -> 11
+    conv_c  7x7, stride 2, pads 3 (resnet's stem)       11 -> 16
+    conv_d  1x1, stride 2, pads (0, 0, 1, 1)             16 -> 9
+    conv_e  3x3, pads 1, C*K = 333 (K blocks), 70 rows   9 -> 37 -> 70
+    conv_f  3x3, stride 3, pads 1 (lane-by-lane gathers) 70 -> 6
+  batch 1, input 1x4x9x70 (output rows wider than a lane tile):
+    conv_g  3x3, pads 1                                   4 -> 8
+    conv_h  3x3, stride 2, pads (0, 1, 1, 0)              8 -> 12
+each followed by Relu. (conv_d is padded: unpadded, the Relu would fuse
+into its im2col, whose columns are then no plain gather and keep their
+dispatch, see design.md.) Channel counts and output pixels are never tile
+multiples, so K blocks, lane tiles and row tiles all have partial edges,
+and the padding falls on every side. Kiln compiles each chain with
+
+    --cpu=native      the host (AVX-512 here: 8 x 32 tiles)
+    --cpu=x86-64-v4   AVX-512 without the host's extras
+    --cpu=x86-64-v3   AVX2, 6 x 16 tiles (runs on an AVX-512 host too)
+    --codegen=loop-order   no register tiles: the pad and im2col stay
+
+and every output must match onnxruntime within 1e-4 + 1e-3 |ort|. The
+register-tile builds' dump must show one dispatch per conv, each with
+`gather_b = "im2col"`, and no pad or im2col dispatch.
+
+Prints one line per check and ends with 'N passed, N failed'; exit status 1
+when anything failed.
+
+    ~/.cache/kiln/venv/bin/python tests/e2e/implicit_gemm_e2e.py \\
+        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
+
+# name, out channels, kernel, strides, pads (top, left, bottom, right), dilations
+CHAINS = {
+    "chain_b2": ((2, 5, 35, 33), [
+        ("conv_a", 13, (3, 3), (2, 2), (2, 2, 2, 2), (2, 2)),
+        ("conv_b", 11, (5, 3), (1, 1), (2, 1, 0, 2), (1, 1)),
+        ("conv_c", 16, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1)),
+        ("conv_d", 9, (1, 1), (2, 2), (0, 0, 1, 1), (1, 1)),
+        ("conv_e1", 37, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+        ("conv_e2", 70, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+        ("conv_f", 6, (3, 3), (3, 3), (1, 1, 1, 1), (1, 1)),
+    ]),
+    "chain_wide": ((1, 4, 9, 70), [
+        ("conv_g", 8, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+        ("conv_h", 12, (3, 3), (2, 2), (0, 1, 1, 0), (1, 1)),
+    ]),
+}
+
+
+def make_model(path, shape, convs, seed=5):
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+    channels, x = shape[1], "input"
+    for name, cout, kernel, strides, pads, dilations in convs:
+        fan_in = channels * kernel[0] * kernel[1]
+        w = rng.normal(0, np.sqrt(2 / fan_in), (cout, channels, *kernel)).astype(np.float32)
+        b = rng.normal(0, 0.1, (cout,)).astype(np.float32)
+        inits += [numpy_helper.from_array(w, name + "_w"), numpy_helper.from_array(b, name + "_b")]
+        nodes.append(
+            helper.make_node("Conv", [x, name + "_w", name + "_b"], [name], name=name,
+                             kernel_shape=list(kernel), strides=list(strides),
+                             pads=list(pads), dilations=list(dilations)))
+        nodes.append(helper.make_node("Relu", [name], [name + "_relu"], name=name + "_relu"))
+        channels, x = cout, name + "_relu"
+    nodes.append(helper.make_node("Identity", [x], ["output"], name="out"))
+    graph = helper.make_graph(
+        nodes, "conv_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="kiln-tests")
+    model.ir_version = 8
+    model = onnx.shape_inference.infer_shapes(model)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, line):
+        print(("ok   " if ok else "FAIL ") + line, flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+
+def dispatches(dump):
+    """(header line, config line) of every dispatch in a --dump-dispatches."""
+    found, header = [], None
+    for line in dump.splitlines():
+        if re.match(r"^dispatch_\w+ \(called", line):
+            header = line
+        elif line.strip().startswith("config:") and header is not None:
+            found.append((header, line.strip()))
+            header = None
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-implicit-gemm-")
+    os.makedirs(args.workdir, exist_ok=True)
+    check = Checks()
+    builds = [
+        ("native", ["--cpu=native"], True),
+        ("x86-64-v4", ["--cpu=x86-64-v4"], True),
+        ("x86-64-v3", ["--cpu=x86-64-v3"], True),
+        ("loop-order", ["--cpu=native", "--codegen=loop-order"], False),
+    ]
+    for chain, (shape, convs) in CHAINS.items():
+        model = make_model(os.path.join(args.workdir, chain + ".onnx"), shape, convs)
+        inputs = {"input": np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32)}
+        for label, flags, gathered in builds:
+            artifact = os.path.join(args.workdir, f"{chain}_{label}.kiln")
+            proc = subprocess.run([args.kilnc, model, "-o", artifact, "--dump-dispatches",
+                                   *flags], capture_output=True, text=True)
+            if proc.returncode != 0:
+                check(False, f"{chain} [{label}]: kilnc exited {proc.returncode}:\n{proc.stderr}")
+                continue
+            found = dispatches(proc.stdout + proc.stderr)
+            if gathered:
+                with_gather = [h for h, c in found if 'gather_b = "im2col"' in c]
+                pads = [h for h, _ in found if "tensor.pad" in h]
+                check(len(found) == len(convs) and len(with_gather) == len(convs)
+                      and not pads,
+                      f"{chain} [{label}]: {len(found)} dispatches for {len(convs)} convs, "
+                      f"{len(with_gather)} with gather_b = \"im2col\", {len(pads)} pads")
+            else:
+                check(len(found) > len(convs) and
+                      not any("gather_b" in c for _, c in found),
+                      f"{chain} [{label}]: {len(found)} dispatches (pad and im2col kept), "
+                      "no gather_b")
+            results = compare_with_ort.compare(
+                model, artifact, args.kiln, atol=1e-4, rtol=1e-3, inputs=inputs,
+                workdir=os.path.join(args.workdir, f"{chain}_{label}_run"))
+            if results is None:
+                check(False, f"{chain} [{label}]: kiln run failed")
+                continue
+            for name, abs_err, rel_err, good in results:
+                check(good, f"{chain} [{label}] {name}: max abs err {abs_err:.3g}, "
+                      f"max rel err {rel_err:.3g} vs onnxruntime")
+    print(f"{check.passed} passed, {check.failed} failed")
+    return 1 if check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
