@@ -699,33 +699,34 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         }
       }
     }
-    scf::ForOp::create(
-        rewriter, loc, zero, arith::SubIOp::create(rewriter, loc, kEnd, k0),
-        one, ValueRange{},
-        [&](OpBuilder &bb, Location bl, Value q, ValueRange) {
-          Value k = arith::AddIOp::create(
-              bb, bl, arith::AddIOp::create(bb, bl, k0, q),
-              arith::AddIOp::create(bb, bl, at[1], gather->offsets[1]));
-          auto cst = [&](int64_t v) {
-            return arith::ConstantIndexOp::create(bb, bl, v).getResult();
-          };
-          Value c = arith::DivUIOp::create(bb, bl, k, cst(window));
-          Value r = arith::RemUIOp::create(bb, bl, k, cst(window));
-          Value kh = arith::DivUIOp::create(bb, bl, r, cst(geo.kernel[1]));
-          Value kw = arith::RemUIOp::create(bb, bl, r, cst(geo.kernel[1]));
-          Value plane = arith::AddIOp::create(
-              bb, bl, batchBase, arith::MulIOp::create(bb, bl, c, planeSize));
-          Value row;
-          if (segmented) {
-            // Per output row the tile covers, one masked load: lanes
-            // [lo, hi) of the segment read consecutive (sw = 1) or every
-            // other (sw = 2: a double-width load and the even elements)
-            // elements of one input row. Addresses are integers until the
-            // load, so masked-off lanes before the input's start (top-left
-            // padding) form no out-of-bounds pointer arithmetic.
-            int64_t sw = geo.strides[1];
-            row = rowZeros;
-            for (const Segment &seg : segments) {
+    if (segmented) {
+      // Per (kh, kw) and segment, once per tile: the lanes [lo, hi) that
+      // fall inside the input and the element offset of lane 0 within a
+      // channel's plane. Per k row only (c, r = kh * KW + kw) advance; each
+      // segment is then two table loads, the lane-range mask and one masked
+      // load (sw = 1) or a double-width one and the even elements (sw = 2).
+      // Addresses stay integers until the load, so masked-off lanes before
+      // the input's start (top-left padding) form no out-of-bounds pointer
+      // arithmetic.
+      int64_t sw = geo.strides[1];
+      int64_t count = static_cast<int64_t>(segments.size());
+      int64_t entries = window * count;
+      Type i64 = rewriter.getI64Type();
+      Value laneRanges = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get({entries, 2}, i32),
+          rewriter.getI64IntegerAttr(64));
+      Value firstElements = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get({entries}, i64),
+          rewriter.getI64IntegerAttr(64));
+      scf::ForOp::create(
+          rewriter, loc, zero, index(window), one, ValueRange{},
+          [&](OpBuilder &bb, Location bl, Value r, ValueRange) {
+            auto cst = [&](int64_t v) {
+              return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+            };
+            Value kh = arith::DivUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+            Value kw = arith::RemUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+            for (auto [i, seg] : llvm::enumerate(segments)) {
               Value ih = arith::AddIOp::create(
                   bb, bl, seg.rowBase,
                   arith::MulIOp::create(bb, bl, kh, cst(geo.dilations[0])));
@@ -751,37 +752,84 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   bb, bl, seg.end,
                   arith::AddIOp::create(bb, bl, seg.begin, inRow));
               hi = arith::SelectOp::create(bb, bl, rowOk, hi, lo);
+              // Lane 0's element: ih * W + iwStart - begin * sw.
+              Value first = arith::SubIOp::create(
+                  bb, bl,
+                  arith::AddIOp::create(
+                      bb, bl,
+                      arith::MulIOp::create(bb, bl, ih, cst(gather->width)),
+                      iwStart),
+                  arith::MulIOp::create(bb, bl, seg.begin, cst(sw)));
+              Value entry = arith::AddIOp::create(
+                  bb, bl, arith::MulIOp::create(bb, bl, r, cst(count)),
+                  cst(i));
+              memref::StoreOp::create(
+                  bb, bl, arith::IndexCastOp::create(bb, bl, i32, lo),
+                  laneRanges, ValueRange{entry, zero});
+              memref::StoreOp::create(
+                  bb, bl, arith::IndexCastOp::create(bb, bl, i32, hi),
+                  laneRanges, ValueRange{entry, one});
+              memref::StoreOp::create(
+                  bb, bl, arith::IndexCastOp::create(bb, bl, i64, first),
+                  firstElements, ValueRange{entry});
+            }
+            scf::YieldOp::create(bb, bl);
+          });
+      Value kFirst = arith::AddIOp::create(
+          rewriter, loc, k0,
+          arith::AddIOp::create(rewriter, loc, at[1], gather->offsets[1]));
+      Value channel0 = arith::DivUIOp::create(rewriter, loc, kFirst,
+                                              index(window));
+      Value r0 = arith::RemUIOp::create(rewriter, loc, kFirst, index(window));
+      Value plane0 = arith::AddIOp::create(
+          rewriter, loc, batchBase,
+          arith::MulIOp::create(rewriter, loc, channel0, planeSize));
+      Value planeBytes0 = arith::AddIOp::create(
+          rewriter, loc, gather->address,
+          arith::MulIOp::create(
+              rewriter, loc, arith::IndexCastOp::create(rewriter, loc, i64, plane0),
+              arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getI64IntegerAttr(4))));
+      Value four = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getI64IntegerAttr(4));
+      Value planeStep = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getI64IntegerAttr(4 * gather->height * gather->width));
+      scf::ForOp::create(
+          rewriter, loc, zero, arith::SubIOp::create(rewriter, loc, kEnd, k0),
+          one, ValueRange{planeBytes0, r0},
+          [&](OpBuilder &bb, Location bl, Value q, ValueRange carried) {
+            Value planeAddress = carried[0], r = carried[1];
+            Value row = rowZeros;
+            Value base = arith::MulIOp::create(
+                bb, bl, r, arith::ConstantIndexOp::create(bb, bl, count));
+            for (int64_t i = 0; i < count; ++i) {
+              Value entry = arith::AddIOp::create(
+                  bb, bl, base, arith::ConstantIndexOp::create(bb, bl, i));
+              Value lo = memref::LoadOp::create(bb, bl, laneRanges,
+                                                ValueRange{entry, zero});
+              Value hi = memref::LoadOp::create(bb, bl, laneRanges,
+                                                ValueRange{entry, one});
               Value mask = arith::AndIOp::create(
                   bb, bl,
                   arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::sge,
                                         iota, splat(bb, bl, lo)),
                   arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::slt,
                                         iota, splat(bb, bl, hi)));
-              // Element of lane 0: plane + ih * W + iwStart - begin * sw.
-              Value first = arith::SubIOp::create(
-                  bb, bl,
-                  arith::AddIOp::create(
-                      bb, bl,
-                      arith::AddIOp::create(
-                          bb, bl, plane,
-                          arith::MulIOp::create(bb, bl, ih,
-                                                cst(gather->width))),
-                      iwStart),
-                  arith::MulIOp::create(bb, bl, seg.begin, cst(sw)));
-              Value bytes = arith::MulIOp::create(
-                  bb, bl,
-                  arith::IndexCastOp::create(bb, bl, bb.getI64Type(), first),
-                  arith::ConstantOp::create(bb, bl, bb.getI64IntegerAttr(4)));
+              Value first = memref::LoadOp::create(bb, bl, firstElements,
+                                                   ValueRange{entry});
               Value ptr = LLVM::IntToPtrOp::create(
                   bb, bl, LLVM::LLVMPointerType::get(bb.getContext()),
-                  arith::AddIOp::create(bb, bl, gather->address, bytes)
+                  arith::AddIOp::create(
+                      bb, bl, planeAddress,
+                      arith::MulIOp::create(bb, bl, first, four))
                       .getResult());
               if (sw == 1) {
                 row = LLVM::MaskedLoadOp::create(bb, bl, rowType, ptr, mask,
                                                  row, bb.getI32IntegerAttr(4));
               } else {
-                Value wideMask =
-                    vector::ShuffleOp::create(bb, bl, mask, noLanes, interleaved);
+                Value wideMask = vector::ShuffleOp::create(bb, bl, mask,
+                                                           noLanes, interleaved);
                 Value wide = LLVM::MaskedLoadOp::create(
                     bb, bl, wideRowType, ptr, wideMask, wideZeros,
                     bb.getI32IntegerAttr(4));
@@ -790,7 +838,38 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                 row = arith::SelectOp::create(bb, bl, mask, even, row);
               }
             }
-          } else {
+            vector::StoreOp::create(bb, bl, row, panel, ValueRange{q, zero});
+            // The next column: (c, r + 1), or the next channel's plane.
+            Value next = arith::AddIOp::create(bb, bl, r, one);
+            Value wrap = arith::CmpIOp::create(
+                bb, bl, arith::CmpIPredicate::eq, next,
+                arith::ConstantIndexOp::create(bb, bl, window));
+            Value nextPlane = arith::SelectOp::create(
+                bb, bl, wrap,
+                arith::AddIOp::create(bb, bl, planeAddress, planeStep),
+                planeAddress);
+            Value nextR = arith::SelectOp::create(bb, bl, wrap, zero, next);
+            scf::YieldOp::create(bb, bl, ValueRange{nextPlane, nextR});
+          });
+    } else {
+    scf::ForOp::create(
+        rewriter, loc, zero, arith::SubIOp::create(rewriter, loc, kEnd, k0),
+        one, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value q, ValueRange) {
+          Value k = arith::AddIOp::create(
+              bb, bl, arith::AddIOp::create(bb, bl, k0, q),
+              arith::AddIOp::create(bb, bl, at[1], gather->offsets[1]));
+          auto cst = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+          };
+          Value c = arith::DivUIOp::create(bb, bl, k, cst(window));
+          Value r = arith::RemUIOp::create(bb, bl, k, cst(window));
+          Value kh = arith::DivUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+          Value kw = arith::RemUIOp::create(bb, bl, r, cst(geo.kernel[1]));
+          Value plane = arith::AddIOp::create(
+              bb, bl, batchBase, arith::MulIOp::create(bb, bl, c, planeSize));
+          Value row;
+          {
           Value ih = arith::AddIOp::create(
               bb, bl, rowBase,
               splat(bb, bl,
@@ -817,6 +896,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           vector::StoreOp::create(bb, bl, row, panel, ValueRange{q, zero});
           scf::YieldOp::create(bb, bl);
         });
+    }
   }
   if (panels) {
     // Pack this K block's panel of B once for every row tile below:

@@ -25,7 +25,7 @@ public:
       return success();
     // K x K convolutions read their input directly (implicit GEMM): the
     // pad and im2col dispatches go, the contraction gathers its B panels.
-    if (failed(formImplicitGemms(module)))
+    if (failed(formImplicitGemms(module, target)))
       return failure();
     return packConstantWeights(module, target);
   }

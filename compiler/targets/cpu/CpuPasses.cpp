@@ -69,7 +69,13 @@ class CpuImplicitGemmPass
 public:
   using impl::CpuImplicitGemmBase<CpuImplicitGemmPass>::CpuImplicitGemmBase;
   void runOnOperation() override {
-    if (failed(formImplicitGemms(getOperation())))
+    std::string error;
+    FailureOr<TargetChoice> target = resolveTarget(cpu, error);
+    if (failed(target)) {
+      getOperation().emitError(error);
+      return signalPassFailure();
+    }
+    if (failed(formImplicitGemms(getOperation(), *target)))
       signalPassFailure();
   }
 };

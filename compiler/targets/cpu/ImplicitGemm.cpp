@@ -261,7 +261,14 @@ Value buildGather(OpBuilder &b, Location loc, Value x, RankedTensorType type,
 
 } // namespace
 
-LogicalResult formImplicitGemms(ModuleOp module) {
+bool worthGathering(int64_t rows, int64_t outputWidth,
+                    const TargetChoice &target) {
+  int64_t lanes = 2 * std::max<int64_t>(target.f32Lanes(), 4);
+  int64_t loadsPerRow = 1 + llvm::divideCeil(lanes - 1, outputWidth);
+  return rows >= 64 && loadsPerRow * 16 <= std::min<int64_t>(rows, 256);
+}
+
+LogicalResult formImplicitGemms(ModuleOp module, const TargetChoice &target) {
   SymbolTable symbols(module);
   SmallVector<func::CallOp> calls;
   for (auto func : module.getOps<func::FuncOp>())
@@ -313,6 +320,10 @@ LogicalResult formImplicitGemms(ModuleOp module) {
         xType.getDimSize(1) * g.kernel[0] * g.kernel[1] !=
             colsType.getDimSize(1) ||
         xType.getNumElements() >= (int64_t(1) << 31))
+      continue;
+    auto resultType = cast<RankedTensorType>(call.getResult(0).getType());
+    if (call.getNumResults() != 1 || resultType.getRank() != 3 ||
+        !worthGathering(resultType.getDimSize(1), g.output[1], target))
       continue;
     auto key = std::make_tuple(dispatch.getName().str(),
                                im2col.getName().str(),

@@ -74,13 +74,19 @@ def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
     generic marked `kiln.conv_gather` (padding as bounds checks). The pad
     and im2col dispatches go when nothing else calls them. The lowering
     configuration then says `gather_b = "im2col"` and the contraction
-    kernel gathers its B panels from the input (ImplicitGemm.h).
+    kernel gathers its B panels from the input (ImplicitGemm.h). Only
+    convolutions where that pays on the target are rewritten: at least 64
+    output channels, and few output rows per lane tile (worthGathering).
 
-    Example: `kiln-opt --kiln-cpu-implicit-gemm model.mlir`
+    Example: `kiln-opt --kiln-cpu-implicit-gemm=cpu=x86-64-v4 model.mlir`
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU: native, x86-64-v3, x86-64-v4 or an LLVM CPU name">,
   ];
 }
 
