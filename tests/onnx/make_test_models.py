@@ -739,6 +739,10 @@ def qoperator():
         return m
 
     s = lambda name, v: const(name, np.float32(v))  # noqa: E731
+    # Models only the lit tests read go beside them, outside models/ (whose
+    # files seed fuzz_kilnc and are listed in tests/cuda/cuda_models.txt).
+    inputs_dir = os.path.join(HERE, "..", "lit", "onnx", "Inputs")
+    os.makedirs(inputs_dir, exist_ok=True)
     # QLinearAdd (b broadcast), QLinearMul, QLinearSigmoid, QLinearLeakyRelu.
     n = [helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
                           domain=MS, name="qadd"),
@@ -780,8 +784,6 @@ def qoperator():
                     s("ws", 0.25), const("wz", np.int8(0)),
                     const("c", np.array([100, -100, 7], np.int32)),
                     s("ys", 2.0), const("yz", np.uint8(128))])
-    inputs_dir = os.path.join(HERE, "..", "lit", "onnx", "Inputs")
-    os.makedirs(inputs_dir, exist_ok=True)
     with open(os.path.join(inputs_dir, "qgemm_bad_shapes.onnx"), "wb") as f:
         f.write(bad.SerializeToString())
     # Pooling, softmax and concat, and uint8 MaxPool / Transpose between them.
@@ -802,12 +804,73 @@ def qoperator():
                    vi("cat", U8, [1, 6, 4, 4])],
                   [s("xs", 0.1), const("xz", np.uint8(128)), s("ys", 0.05),
                    const("yz", np.uint8(0))]), "qop_pool.onnx", check=False)
-    # A com.microsoft op Kiln does not import.
-    n = [helper.make_node("QLinearWhere", ["cond", "a", "as", "az", "a", "as", "az", "as", "az"],
-                          ["y"], domain=MS, name="qwhere")]
-    save(ms_model(n, [vi("cond", TensorProto.BOOL, [3]), vi("a", U8, [3])], [vi("y", U8, [3])],
+    # A com.microsoft op Kiln does not import (quantize_dynamic writes it
+    # for onnxruntime's fused EmbedLayerNormalization).
+    n = [helper.make_node("QEmbedLayerNormalization", ["ids", "a", "a", "as", "az"], ["y"],
+                          domain=MS, name="qembed")]
+    save(ms_model(n, [vi("ids", TensorProto.INT32, [1, 3]), vi("a", U8, [3])],
+                  [vi("y", F, [1, 3, 3])],
                   [s("as", 0.5), const("az", np.uint8(128))]), "qop_unsupported.onnx",
          check=False)
+    # QLinearWhere (int8 condition branches of two scales, broadcast) and
+    # QLinearReduceMean.
+    n = [helper.make_node("QLinearWhere", ["cond", "a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                          ["w"], domain=MS, name="qwhere"),
+         helper.make_node("QLinearReduceMean", ["a", "as", "az", "ys", "yz"], ["r"], domain=MS,
+                          axes=[-1], keepdims=0, name="qreducemean")]
+    save(ms_model(n, [vi("cond", TensorProto.BOOL, [2, 3]), vi("a", U8, [2, 3]),
+                      vi("b", U8, [3])], [vi("w", U8, [2, 3]), vi("r", U8, [2])],
+                  [s("as", 0.5), const("az", np.uint8(130)), s("bs", 0.25),
+                   const("bz", np.uint8(128)), s("ys", 0.75), const("yz", np.uint8(120))]),
+         "qop_where_reduce.onnx", check=False, out=inputs_dir)
+    # QAttention (what quantize_dynamic writes for onnxruntime's fused
+    # Attention): hidden 8, 2 heads, a raw [2, 3] mask, unidirectional.
+    w = ((np.arange(8 * 24) % 7) - 3).astype(np.int8).reshape(8, 24)
+    n = [helper.make_node("QAttention", ["x", "w", "b", "xs", "ws", "mask", "xz", "wz"], ["y"],
+                          domain=MS, num_heads=2, unidirectional=1, name="qattention")]
+    save(ms_model(n, [vi("x", U8, [2, 3, 8]), vi("mask", I32, [2, 3])], [vi("y", F, [2, 3, 8])],
+                  [const("w", w), const("b", np.linspace(-1, 1, 24).astype(np.float32)),
+                   s("xs", 0.05), s("ws", 0.02), const("xz", np.uint8(128)),
+                   const("wz", np.int8(0))]), "qop_attention.onnx", check=False, out=inputs_dir)
+    # DynamicQuantizeLSTM: forward, hidden 2, W [1, 3, 8] and R [1, 2, 8]
+    # scaled per gate column.
+    n = [helper.make_node("DynamicQuantizeLSTM", ["x", "w", "r", "", "", "", "", "", "ws", "wz",
+                                                  "rs", "rz"], ["y", "y_h"], domain=MS,
+                          hidden_size=2, name="qlstm")]
+    save(ms_model(n, [vi("x", F, [4, 1, 3])], [vi("y", F, [4, 1, 1, 2]), vi("y_h", F, [1, 1, 2])],
+                  [const("w", (np.arange(24) % 5 - 2).astype(np.int8).reshape(1, 3, 8)),
+                   const("r", (np.arange(16) % 3 - 1).astype(np.int8).reshape(1, 2, 8)),
+                   const("ws", np.linspace(0.1, 0.8, 8, dtype=np.float32).reshape(1, 8)),
+                   const("wz", np.zeros((1, 8), np.int8)), const("rs", np.float32([0.5])),
+                   const("rz", np.int8([1]))]), "qop_lstm.onnx", check=False, out=inputs_dir)
+    # Bad input beside the lit test (not fuzz seeds): a QAttention mask of
+    # an unsupported shape, a DynamicQuantizeLSTM weight scale of the wrong
+    # shape, a QLinearReduceMean without keepdims; one file each, since the
+    # importer stops at the first error.
+    bad_inits = [const("w", w), const("b", np.zeros(24, np.float32)), s("xs", 0.05),
+                 s("ws", 0.02), const("xz", np.uint8(128)),
+                 const("lw", np.zeros((1, 3, 8), np.int8)),
+                 const("lr", np.zeros((1, 2, 8), np.int8)), const("ls", np.ones((3,), np.float32)),
+                 const("wz1", np.zeros((3,), np.int8)), const("rs", np.float32([0.5])),
+                 const("rz", np.int8([0]))]
+    bad = {
+        "qattention_bad_mask": (
+            helper.make_node("QAttention", ["x", "w", "b", "xs", "ws", "mask"], ["y"], domain=MS,
+                             num_heads=2, name="qattention_bad_mask"),
+            [vi("x", U8, [2, 3, 8]), vi("mask", I32, [3, 2])], [vi("y", F, [2, 3, 8])]),
+        "qlstm_bad_scale": (
+            helper.make_node("DynamicQuantizeLSTM", ["f", "lw", "lr", "", "", "", "", "", "ls",
+                                                     "wz1", "rs", "rz"], ["y"], domain=MS,
+                             hidden_size=2, name="qlstm_bad_scale"),
+            [vi("f", F, [4, 1, 3])], [vi("y", F, [4, 1, 1, 2])]),
+        "qreducemean_no_keepdims": (
+            helper.make_node("QLinearReduceMean", ["x", "xs", "xz", "xs", "xz"], ["y"],
+                             domain=MS, axes=[1], name="qreducemean_no_keepdims"),
+            [vi("x", U8, [2, 3, 8])], [vi("y", U8, [2, 8])]),
+    }
+    for name, (node, ins, outs) in bad.items():
+        with open(os.path.join(inputs_dir, name + ".onnx"), "wb") as f:
+            f.write(ms_model([node], ins, outs, bad_inits).SerializeToString())
     # Pad of uint8 data without a pad value pads with 0, which Kiln would
     # write as u8 128: refused.
     n = [helper.make_node("Pad", ["x", "pads"], ["y"], mode="constant", name="pad_u8")]
