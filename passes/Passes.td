@@ -160,6 +160,9 @@ def Quantize : Pass<"kiln-quantize", "::mlir::ModuleOp"> {
   let options = [
     ListOption<"deny", "deny", "std::string",
                "Ops (matmul, conv) or ONNX node names kept in f32">,
+    Option<"softmaxOperands", "softmax-operands", "bool", /*default=*/"false",
+           "Also quantize a matmul of two activations that reads a "
+           "softmax's output (attention's P V; slower on x86 today)">,
     Option<"fold", "fold", "bool", /*default=*/"true",
            "Run the QDQ folding into integer contractions (false leaves "
            "the quantize/dequantize form, for tests and debugging)">,

@@ -159,6 +159,7 @@ LogicalResult Pipeline::quantize(ModuleOp module) {
   PassManager pm(&context);
   QuantizeOptions quantize;
   quantize.deny.assign(options.quantizeDeny.begin(), options.quantizeDeny.end());
+  quantize.softmaxOperands = options.quantizeSoftmaxOperands;
   pm.addPass(createQuantize(quantize));
   // Zero-point corrections and the f32 weights of unfolded contractions
   // fold to constants.

@@ -63,6 +63,7 @@ struct PipelineOptions {
   // `quantizeDeny`.
   bool quantizeInt8 = false;
   std::vector<std::string> quantizeDeny; // --quantize-deny
+  bool quantizeSoftmaxOperands = false;  // --quantize-softmax-outputs
   std::function<LogicalResult(ModuleOp)> calibrate;
 };
 

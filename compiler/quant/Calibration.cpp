@@ -37,18 +37,25 @@ func::FuncOp graphFunction(ModuleOp module) {
 }
 
 // Visits the quantizable ops of `graph` in a fixed order (the same for a
-// module and its clone) with their activation operand.
-void forEachQuantizable(func::FuncOp graph, const QuantizeSettings &settings,
-                        llvm::function_ref<void(Operation *, Value)> visit) {
+// module and its clone) with each of their activation operands.
+void forEachQuantizable(
+    func::FuncOp graph, const QuantizeSettings &settings,
+    llvm::function_ref<void(Operation *, unsigned, Value)> visit) {
   graph.walk([&](Operation *op) {
-    if (std::optional<unsigned> index = quantizableActivation(op, settings))
-      visit(op, op->getOperand(*index));
+    for (unsigned index : quantizableActivations(op, settings))
+      visit(op, index, op->getOperand(index));
   });
 }
 
-// "the input of kiln.conv "Conv_3"" for error messages.
-std::string describeReader(Operation *op) {
-  std::string text = "the input of " + op->getName().getStringRef().str();
+// "the input of kiln.conv "Conv_3"" (or "operand #1 of kiln.matmul ..."
+// for a matmul of two activations) for messages.
+std::string describeReader(Operation *op, unsigned operand,
+                           const QuantizeSettings &settings) {
+  std::string text =
+      (quantizableActivations(op, settings).size() > 1
+           ? "operand #" + std::to_string(operand) + " of "
+           : std::string("the input of ")) +
+      op->getName().getStringRef().str();
   llvm::SmallVector<std::string> names;
   collectLocationNames(op->getLoc(), names);
   for (const std::string &name : names)
@@ -94,15 +101,21 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
 
   // The tensors to observe, each once however many ops read it.
   llvm::MapVector<Value, unsigned> observed;
-  llvm::SmallVector<std::pair<Operation *, unsigned>> readers;
-  forEachQuantizable(graph, options.settings, [&](Operation *op, Value value) {
-    auto inserted = observed.insert({value, observed.size()});
-    readers.push_back({op, inserted.first->second});
-  });
+  struct Reader {
+    Operation *op;
+    unsigned operand; // the op's operand
+    unsigned index;   // into `observed`
+  };
+  llvm::SmallVector<Reader> readers;
+  forEachQuantizable(graph, options.settings,
+                     [&](Operation *op, unsigned operand, Value value) {
+                       auto inserted = observed.insert({value, observed.size()});
+                       readers.push_back({op, operand, inserted.first->second});
+                     });
   if (readers.empty()) {
     llvm::errs() << "kilnc: warning: --quantize=int8: the model has no op to "
                     "quantize (quantized ops: "
-                 << kQuantizableOps << ", with constant weights)\n";
+                 << kQuantizableOps << ")\n";
     return success();
   }
 
@@ -119,9 +132,12 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
   func::FuncOp copyGraph = graphFunction(*copy);
   llvm::SmallVector<Value> copyValues(observed.size());
   size_t visited = 0;
-  forEachQuantizable(copyGraph, options.settings, [&](Operation *, Value value) {
-    copyValues[readers[visited++].second] = value;
-  });
+  forEachQuantizable(copyGraph, options.settings,
+                     [&](Operation *, unsigned, Value value) {
+                       if (visited < readers.size())
+                         copyValues[readers[visited].index] = value;
+                       ++visited;
+                     });
   if (visited != readers.size()) {
     error = "calibration: the module copy differs from the module";
     return failure();
@@ -196,10 +212,10 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
   }
 
   // A reader per observed tensor, for messages.
-  std::vector<Operation *> firstReader(observed.size(), nullptr);
-  for (auto [op, index] : readers)
-    if (!firstReader[index])
-      firstReader[index] = op;
+  std::vector<const Reader *> firstReader(observed.size(), nullptr);
+  for (const Reader &reader : readers)
+    if (!firstReader[reader.index])
+      firstReader[reader.index] = &reader;
 
   std::vector<TensorStatistics> stats(observed.size());
   auto runSamples = [&](bool histogram) -> LogicalResult {
@@ -220,7 +236,8 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
           stats[k].ObserveHistogram(data, tensor.element_count());
         } else if (!stats[k].ObserveMinMax(data, tensor.element_count())) {
           error = "calibration sample '" + samples[i] + "': " +
-                  describeReader(firstReader[k]) +
+                  describeReader(firstReader[k]->op,
+                                 firstReader[k]->operand, options.settings) +
                   " holds NaN or infinite values";
           return failure();
         }
@@ -238,20 +255,28 @@ LogicalResult calibrate(ModuleOp module, const CalibrationOptions &options,
       return failure();
   }
 
-  for (auto [op, index] : readers) {
+  // Each op's ranges in the order of its activations: [lo, hi] per
+  // activation operand.
+  llvm::MapVector<Operation *, llvm::SmallVector<float, 4>> ranges;
+  for (const Reader &reader : readers) {
+    const TensorStatistics &observedStats = stats[reader.index];
     ::kiln::quant::Range range =
-        stats[index].ComputeRange(options.method, options.percentile);
-    op->setAttr(kInputRangeAttr,
-                DenseF32ArrayAttr::get(context, {range.lo, range.hi}));
+        observedStats.ComputeRange(options.method, options.percentile);
+    ranges[reader.op].append({range.lo, range.hi});
     if (options.dumpRanges)
-      llvm::errs() << "calibration: " << describeReader(op) << ": ["
+      llvm::errs() << "calibration: "
+                   << describeReader(reader.op, reader.operand,
+                                     options.settings)
+                   << ": ["
                    << llvm::format("%.9g", range.lo) << ", "
                    << llvm::format("%.9g", range.hi) << "] ("
                    << ::kiln::quant::CalibrationMethodName(options.method)
-                   << "; observed [" << llvm::format("%.9g", stats[index].min())
-                   << ", " << llvm::format("%.9g", stats[index].max())
+                   << "; observed [" << llvm::format("%.9g", observedStats.min())
+                   << ", " << llvm::format("%.9g", observedStats.max())
                    << "])\n";
   }
+  for (auto &[op, bounds] : ranges)
+    op->setAttr(kInputRangeAttr, DenseF32ArrayAttr::get(context, bounds));
   return success();
 }
 

@@ -406,26 +406,47 @@ FailureOr<std::pair<Value, Value>> productScale(OpBuilder &b, Location loc,
   return std::make_pair(*scale, zero);
 }
 
+/// The integer matmuls kiln-fold-qdq forms (rank >= 2 operands):
+///   dq(a) x dq(W)   W constant, zero point 0, per tensor or per column;
+///   dq(W) x dq(b)   W constant, zero point 0, per tensor or per row, so
+///                   b's zero point costs a constant rowsum(W) term;
+///   dq(a) x dq(b)   both computed and per tensor (attention's Q K^T and
+///                   P V); the zero points' colsum(b) / rowsum(a) terms are
+///                   kiln.reduce sums at run time.
+/// The result is dequantize(i32, sa * sb) along the columns (or rows).
 LogicalResult foldMatmul(OpBuilder &b, MatmulOp op) {
   Location loc = op.getLoc();
-  RankedTensorType rhsType = typeOf(op.getRhs());
-  if (typeOf(op.getLhs()).getRank() < 2 || rhsType.getRank() < 2)
+  RankedTensorType lhsType = typeOf(op.getLhs()), rhsType = typeOf(op.getRhs());
+  if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
     return failure();
-  DequantizeOp lhs = activationDequantize(op.getLhs());
-  DequantizeOp rhs = weightDequantize(op.getRhs(), rhsType.getRank() - 1);
-  if (!lhs || !rhs)
+  int64_t rank = std::max(lhsType.getRank(), rhsType.getRank());
+  DequantizeOp lhs, rhs;
+  Value za, zb;
+  int64_t scaleAxis = rank - 1;
+  if ((rhs = weightDequantize(op.getRhs(), rhsType.getRank() - 1)) &&
+      (lhs = activationDequantize(op.getLhs()))) {
+    za = lhs.getZeroPoint();
+  } else if ((lhs = weightDequantize(op.getLhs(), lhsType.getRank() - 2)) &&
+             (rhs = activationDequantize(op.getRhs()))) {
+    zb = rhs.getZeroPoint();
+    if (lhs.getQuantizedAxis())
+      scaleAxis = rank - 2;
+  } else if ((lhs = activationDequantize(op.getLhs())) &&
+             (rhs = activationDequantize(op.getRhs()))) {
+    za = lhs.getZeroPoint();
+    zb = rhs.getZeroPoint();
+  } else {
     return failure();
+  }
   b.setInsertionPoint(op);
-  FailureOr<Value> acc = buildIntegerMatmul(b, loc, lhs.getInput(),
-                                            rhs.getInput(), lhs.getZeroPoint(),
-                                            Value());
+  FailureOr<Value> acc =
+      buildIntegerMatmul(b, loc, lhs.getInput(), rhs.getInput(), za, zb);
   FailureOr<std::pair<Value, Value>> scale = productScale(b, loc, lhs, rhs);
   if (failed(acc) || failed(scale))
     return failure();
-  int64_t rank = typeOf(*acc).getRank();
   FailureOr<Value> y = make<DequantizeOp>(
       b, loc, {*acc, scale->first, scale->second},
-      {b.getNamedAttr("axis", b.getI64IntegerAttr(rank - 1))});
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(scaleAxis))});
   if (failed(y))
     return failure();
   op.getResult().replaceAllUsesWith(*y);

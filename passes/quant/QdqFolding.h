@@ -6,6 +6,8 @@
 //
 //   matmul(dequantize(qa, sa, za), dequantize(qb, sb, 0))
 //     -> dequantize(matmul(qa, qb) - za * colsum(qb), sa * sb, 0)
+//   (qb constant; or qa constant per row with zb; or both computed per
+//   tensor, each zero point's sums taken at run time)
 //   conv(dequantize(qx, sx, zx), dequantize(qw, sw, 0), dequantize(b, sx*sw, 0))
 //     -> dequantize(conv(pad(qx, zx), qw) - zx * sum(qw) + b, sx * sw, 0)
 //

@@ -36,6 +36,18 @@ void collectNames(Location loc, llvm::StringSet<> &names) {
     collectNames(site.getCallee(), names);
 }
 
+// Whether `v` is a softmax's output, looking through data movement.
+bool isSoftmaxOutput(Value v) {
+  while (Operation *producer = v.getDefiningOp()) {
+    if (isa<SoftmaxOp>(producer))
+      return true;
+    if (!isa<ReshapeOp, TransposeOp>(producer))
+      return false;
+    v = producer->getOperand(0);
+  }
+  return false;
+}
+
 bool isDeniedNode(Operation *op, const llvm::StringSet<> &nodes) {
   if (nodes.empty())
     return false;
@@ -83,26 +95,38 @@ bool parseQuantizeSettings(Operation *module, llvm::ArrayRef<std::string> deny,
   return true;
 }
 
-std::optional<unsigned>
-quantizableActivation(Operation *op, const QuantizeSettings &settings) {
+SmallVector<unsigned, 2>
+quantizableActivations(Operation *op, const QuantizeSettings &settings) {
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
-    // x @ W with W a constant matrix: W's columns are the output channels.
-    if (!isF32Tensor(matmul.getLhs(), 2) || !isF32Constant(matmul.getRhs()) ||
-        cast<RankedTensorType>(matmul.getRhs().getType()).getRank() != 2 ||
+    // Rank >= 2 on both sides: a constant operand is a weight (quantized
+    // per output channel: the rhs's columns, the lhs's rows), a computed
+    // one an activation. Two constants fold away; nothing to quantize.
+    Value lhs = matmul.getLhs(), rhs = matmul.getRhs();
+    if (!isF32Tensor(lhs, 2) || !isF32Tensor(rhs, 2) ||
         settings.deniedOps.contains("matmul") ||
         isDeniedNode(op, settings.deniedNodes))
-      return std::nullopt;
-    return 0;
+      return {};
+    bool lhsConst = isF32Constant(lhs), rhsConst = isF32Constant(rhs);
+    if (lhsConst && rhsConst)
+      return {};
+    if (rhsConst)
+      return {0};
+    if (lhsConst)
+      return {1};
+    if (!settings.softmaxOperands &&
+        (isSoftmaxOutput(lhs) || isSoftmaxOutput(rhs)))
+      return {};
+    return {0, 1};
   }
   if (auto conv = dyn_cast<ConvOp>(op)) {
     if (!isF32Tensor(conv.getInput(), 3) || !isF32Constant(conv.getFilter()) ||
         (conv.getBias() && !isF32Constant(conv.getBias())) ||
         settings.deniedOps.contains("conv") ||
         isDeniedNode(op, settings.deniedNodes))
-      return std::nullopt;
-    return 0;
+      return {};
+    return {0};
   }
-  return std::nullopt;
+  return {};
 }
 
 } // namespace mlir::kiln

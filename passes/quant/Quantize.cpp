@@ -26,6 +26,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <tuple>
 
 namespace mlir::kiln {
 
@@ -40,6 +42,22 @@ struct ActivationParams {
   float scale;
   int8_t zeroPoint; // biased
 };
+
+// Both operands of a matmul of two activations are s8 symmetric instead:
+// scale max(|lo|, |hi|) / 127, zero point 0. With a computed B, a zero
+// point of A would cost za * colsum(B) and one of B rowsum(A) * zb, each a
+// separate reduction dispatch at run time; with zero points of 0 the
+// folded matmul is the bare i8 x i8 contraction. VNNI's vpdpbusd (u8 x s8)
+// still gets its u8 A: the kernel adds 128 to A and subtracts 128 *
+// colsum(B), which it sums while packing B's panels; AVX2's vpmaddwd
+// widens both to i16 (docs/design.md "PTQ of activation x activation
+// matmuls").
+ActivationParams symmetricParams(float lo, float hi) {
+  float scale = std::max(std::fabs(lo), std::fabs(hi)) / 127.0f;
+  if (!(scale > 0) || !std::isnormal(scale))
+    scale = 1.0f;
+  return {scale, 0};
+}
 
 ActivationParams activationParams(float lo, float hi) {
   lo = std::min(lo, 0.0f);
@@ -119,18 +137,21 @@ public:
       module.emitError("kiln-quantize: deny: ") << error;
       return signalPassFailure();
     }
+    settings.softmaxOperands = softmaxOperands;
 
     // Collect first: rewriting inserts ops the walk would otherwise visit.
-    SmallVector<Operation *> ops;
+    SmallVector<std::pair<Operation *, SmallVector<unsigned, 2>>> ops;
     module.walk([&](Operation *op) {
-      if (quantizableActivation(op, settings))
-        ops.push_back(op);
+      SmallVector<unsigned, 2> activations =
+          quantizableActivations(op, settings);
+      if (!activations.empty())
+        ops.push_back({op, activations});
     });
     bool failedAny = false;
-    // One quantize/dequantize pair per (tensor, range): Q/K/V projections
-    // reading the same input share it.
-    llvm::DenseMap<std::pair<Value, Attribute>, std::pair<Value, float>> shared;
-    for (Operation *op : ops) {
+    // One quantize/dequantize pair per (tensor, parameters): Q/K/V
+    // projections reading the same input share it.
+    SharedQdq shared;
+    for (auto &[op, activations] : ops) {
       auto range = dyn_cast_or_null<DenseF32ArrayAttr>(op->getAttr(kInputRangeAttr));
       if (!range) {
         op->emitOpError("has no valid '")
@@ -141,15 +162,27 @@ public:
         continue;
       }
       ArrayRef<float> bounds = range.asArrayRef();
-      if (bounds.size() != 2 || !std::isfinite(bounds[0]) ||
-          !std::isfinite(bounds[1]) || bounds[0] > bounds[1]) {
-        op->emitOpError("'") << kInputRangeAttr
-                             << "' must be two finite values lo <= hi, got "
-                             << range;
+      size_t expected = 2 * activations.size();
+      bool valid = bounds.size() == expected;
+      for (size_t i = 0; valid && i < expected; i += 2)
+        valid = std::isfinite(bounds[i]) && std::isfinite(bounds[i + 1]) &&
+                bounds[i] <= bounds[i + 1];
+      if (!valid) {
+        InFlightDiagnostic diag = op->emitOpError("'") << kInputRangeAttr;
+        if (expected == 2)
+          diag << "' must be two finite values lo <= hi, got " << range;
+        else
+          diag << "' must be " << expected
+               << " finite values lo <= hi per activation operand (";
+        if (expected != 2) {
+          for (auto [i, operand] : llvm::enumerate(activations))
+            diag << (i ? ", " : "") << "#" << operand;
+          diag << "), got " << range;
+        }
         failedAny = true;
         continue;
       }
-      if (failed(quantizeOp(op, bounds[0], bounds[1], range, shared)))
+      if (failed(quantizeOp(op, activations, bounds, shared)))
         failedAny = true;
     }
     if (failedAny)
@@ -159,30 +192,31 @@ public:
   }
 
 private:
-  LogicalResult
-  quantizeOp(Operation *op, float lo, float hi, Attribute rangeKey,
-             llvm::DenseMap<std::pair<Value, Attribute>, std::pair<Value, float>> &shared) {
+  // Keyed by the tensor and the bits of its scale and zero point.
+  using SharedQdq =
+      std::map<std::tuple<void *, uint32_t, int8_t>, std::pair<Value, float>>;
+
+  /// Replaces operand `index` of `op` by dequantize(quantize(x)) with
+  /// `params`; returns the scale.
+  FailureOr<float> quantizeActivation(Operation *op, unsigned index,
+                                      ActivationParams params,
+                                      SharedQdq &shared) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
-    MLIRContext *context = op->getContext();
-    Type f32 = builder.getF32Type();
-    Type i8 = builder.getIntegerType(8);
-    Type i32 = builder.getIntegerType(32);
-
-    // Activation: dequantize(quantize(x)).
-    Value input = op->getOperand(0);
-    auto key = std::make_pair(input, rangeKey);
+    Value input = op->getOperand(index);
+    uint32_t scaleBits;
+    std::memcpy(&scaleBits, &params.scale, 4);
+    auto key = std::make_tuple(input.getAsOpaquePointer(), scaleBits,
+                               params.zeroPoint);
     auto found = shared.find(key);
-    float inputScale;
     if (found == shared.end()) {
       OpBuilder::InsertionGuard guard(builder);
       if (Operation *producer = input.getDefiningOp())
         builder.setInsertionPointAfter(producer);
       else
         builder.setInsertionPointToStart(input.getParentBlock());
-      ActivationParams params = activationParams(lo, hi);
-      auto scalarF32 = RankedTensorType::get({}, f32);
-      auto scalarI8 = RankedTensorType::get({}, i8);
+      auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
+      auto scalarI8 = RankedTensorType::get({}, builder.getIntegerType(8));
       Value scale = constantOf(builder, loc, scalarF32,
                                DenseElementsAttr::get(scalarF32, params.scale));
       Value zero = constantOf(
@@ -198,14 +232,47 @@ private:
         return failure();
       found = shared.insert({key, {dq->getResult(), params.scale}}).first;
     }
-    op->setOperand(0, found->second.first);
-    inputScale = found->second.second;
+    op->setOperand(index, found->second.first);
+    return found->second.second;
+  }
 
-    // Weights: symmetric s8 per output channel.
+  LogicalResult quantizeOp(Operation *op, ArrayRef<unsigned> activations,
+                           ArrayRef<float> bounds, SharedQdq &shared) {
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    Type f32 = builder.getF32Type();
+    Type i8 = builder.getIntegerType(8);
+    Type i32 = builder.getIntegerType(32);
+
+    // Activations: dequantize(quantize(x)); u8 asymmetric, but both
+    // operands of a matmul of two activations are s8 symmetric.
+    float inputScale = 1.0f;
+    for (auto [i, index] : llvm::enumerate(activations)) {
+      float lo = bounds[2 * i], hi = bounds[2 * i + 1];
+      bool symmetric = activations.size() == 2;
+      FailureOr<float> scale = quantizeActivation(
+          op, index,
+          symmetric ? symmetricParams(lo, hi) : activationParams(lo, hi),
+          shared);
+      if (failed(scale))
+        return failure();
+      if (i == 0)
+        inputScale = *scale;
+    }
+    op->removeAttr(kInputRangeAttr);
+    if (activations.size() == 2)
+      return success(); // no weight
+    // The weight: a conv's filter; a matmul's constant operand, whose
+    // output channels are the rhs's columns or the lhs's rows.
     unsigned weightIndex = 1;
+    if (isa<MatmulOp>(op) && activations.front() == 1)
+      weightIndex = 0;
+    // Weights: symmetric s8 per output channel.
     Value weight = op->getOperand(weightIndex);
     auto weightType = cast<RankedTensorType>(weight.getType());
-    int64_t axis = isa<MatmulOp>(op) ? weightType.getRank() - 1 : 0;
+    int64_t axis = !isa<MatmulOp>(op) ? 0
+                   : weightIndex == 1 ? weightType.getRank() - 1
+                                      : weightType.getRank() - 2;
     std::optional<std::vector<float>> values = readFloats(weight);
     if (!values)
       return op->emitOpError("weights are not a readable f32 constant");
@@ -254,8 +321,6 @@ private:
         return failure();
       op->setOperand(2, bDq->getResult());
     }
-    op->removeAttr(kInputRangeAttr);
-    (void)context;
     return success();
   }
 };

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -21,12 +22,16 @@
 namespace mlir::kiln {
 
 /// Ops that kiln-quantize turns into integer contractions (Kiln op names):
-/// a `matmul` whose right operand is a constant 2-D f32 matrix, and a
-/// `conv` with a constant f32 filter (and bias, if any).
+/// an f32 `matmul` of rank >= 2 operands that are not both constant (a
+/// constant operand is a weight, either side, any rank; computed operands
+/// are activations, e.g. attention's Q K^T and P V), and a `conv` with a
+/// constant f32 filter (and bias, if any).
 inline constexpr const char *kQuantizableOps = "matmul conv";
 
-/// The range of a quantizable op's activation input, [lo, hi], set by
-/// calibration (or by hand in tests): `kiln.input_range = array<f32: lo, hi>`.
+/// The ranges of a quantizable op's activation inputs, [lo, hi] for each in
+/// the order quantizableActivations gives them, set by calibration (or by
+/// hand in tests): `kiln.input_range = array<f32: lo, hi>`, or
+/// `array<f32: lo0, hi0, lo1, hi1>` for a matmul of two activations.
 inline constexpr llvm::StringLiteral kInputRangeAttr = "kiln.input_range";
 
 /// The validated deny list: op kinds (`matmul`, `conv`) and ONNX node names
@@ -34,9 +39,16 @@ inline constexpr llvm::StringLiteral kInputRangeAttr = "kiln.input_range";
 struct QuantizeSettings {
   llvm::StringSet<> deniedOps;
   llvm::StringSet<> deniedNodes;
+  /// Also quantize a matmul of two activations when one of them is a
+  /// softmax's output (attention's P V). Off by default: on x86 today the
+  /// softmax dispatch that then ends in a quantize costs more than the
+  /// integer P V saves (docs/design.md "PTQ of activation x activation
+  /// matmuls").
+  bool softmaxOperands = false;
 };
 
-/// Sorts `deny` into op kinds and node names. A name is an op kind when it
+/// Sorts `deny` into op kinds and node names (other fields keep their
+/// defaults). A name is an op kind when it
 /// is a registered Kiln op; a Kiln op that is never quantized (e.g.
 /// softmax) is an error, and so is a node name that names no op of
 /// `module` (checked only when `module` is given). On failure returns false
@@ -45,10 +57,10 @@ bool parseQuantizeSettings(Operation *module, llvm::ArrayRef<std::string> deny,
                            QuantizeSettings &settings, std::string &error);
 
 /// When `op` is a quantizable contraction that `settings` does not deny,
-/// the index of its activation operand (the one calibration observes);
-/// else nullopt.
-std::optional<unsigned> quantizableActivation(Operation *op,
-                                              const QuantizeSettings &settings);
+/// the indices of its activation operands (those calibration observes), in
+/// operand order; else empty.
+llvm::SmallVector<unsigned, 2>
+quantizableActivations(Operation *op, const QuantizeSettings &settings);
 
 } // namespace mlir::kiln
 

@@ -162,8 +162,9 @@ const std::string quantizeHelp =
     std::string("Quantization: none (default) or int8 (post-training, needs "
                 "--calibration). Quantized: ") +
     mlir::kiln::kQuantizableOps +
-    " with constant weights (weights s8 symmetric per output channel, "
-    "activations u8 asymmetric per tensor); every other op stays f32";
+    " (constant weights s8 symmetric per output channel, activations u8 "
+    "asymmetric per tensor, both operands of a matmul of two activations s8 "
+    "symmetric); every other op stays f32";
 cl::opt<std::string> quantize("quantize", cl::desc(quantizeHelp),
                               cl::init("none"), cl::cat(kilncCategory));
 cl::opt<std::string> calibrationDir(
@@ -192,6 +193,12 @@ cl::list<std::string> quantizeDeny(
     "quantize-deny", cl::CommaSeparated,
     cl::desc("Kiln ops (matmul, conv) or ONNX node names kept in f32"),
     cl::value_desc("op-or-node,..."), cl::cat(kilncCategory));
+
+cl::opt<bool> quantizeSoftmaxOutputs(
+    "quantize-softmax-outputs",
+    cl::desc("With --quantize=int8, also quantize matmuls that read a "
+             "softmax's output (attention's P V); slower on x86 today"),
+    cl::init(false), cl::cat(kilncCategory));
 
 cl::opt<bool> timing("time", cl::desc("Print the time of each stage"),
                      cl::init(false), cl::cat(kilncCategory));
@@ -446,6 +453,7 @@ int main(int argc, char **argv) {
       llvm::errs() << "kilnc: error: --quantize-deny: " << error << "\n";
       return 1;
     }
+    calibration.settings.softmaxOperands = quantizeSoftmaxOutputs;
     calibration.dir = calibrationDir;
     calibration.percentile = calibrationPercentile;
     calibration.dumpRanges = dumpCalibration;
@@ -458,6 +466,7 @@ int main(int argc, char **argv) {
     };
     pipelineOptions.quantizeInt8 = true;
     pipelineOptions.quantizeDeny = deny;
+    pipelineOptions.quantizeSoftmaxOperands = quantizeSoftmaxOutputs;
     pipelineOptions.calibrate = [calibration](ModuleOp module) {
       std::string error;
       if (succeeded(mlir::kiln::calibrate(module, calibration, error)))
@@ -467,11 +476,12 @@ int main(int argc, char **argv) {
       return failure();
     };
   } else if (!calibrationDir.empty() || !quantizeDeny.empty() ||
-             calibrationMethod.getNumOccurrences() ||
+             quantizeSoftmaxOutputs || calibrationMethod.getNumOccurrences() ||
              calibrationPercentile.getNumOccurrences() || dumpCalibration) {
     llvm::errs() << "kilnc: error: --calibration, --calibration-method, "
-                    "--calibration-percentile, --dump-calibration and "
-                    "--quantize-deny need --quantize=int8\n";
+                    "--calibration-percentile, --dump-calibration, "
+                    "--quantize-deny and --quantize-softmax-outputs need "
+                    "--quantize=int8\n";
     return 1;
   }
   pipelineOptions.dumpDispatches = dumpDispatches;

@@ -137,11 +137,17 @@ func.func @depthwise_float_bias(%x: tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
-// Must not fold: a weight zero point that is not 0.
-// CHECK-LABEL: func.func @no_fold_weight_zero_point
-// CHECK: kiln.dequantize %arg0
-// CHECK: kiln.matmul %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3x2xf32>
-func.func @no_fold_weight_zero_point(%x: tensor<4x3xi8>) -> tensor<4x2xf32> {
+// A weight with a per-tensor zero point of 1: the rowsum(qa) * zb term is
+// a run-time sum of the activation over K.
+// CHECK-LABEL: func.func @weight_zero_point
+// CHECK-DAG: %[[S:.*]] = kiln.constant dense<1.250000e-01> : tensor<f32>
+// CHECK: %[[ACC:.*]] = kiln.matmul %arg0, %{{.*}} : tensor<4x3xi8>, tensor<3x2xi8>
+// CHECK: %[[A32:.*]] = kiln.cast %arg0 to i32 : tensor<4x3xi8>
+// CHECK: %[[ROWS:.*]] = kiln.reduce sum %[[A32]] {axes = array<i64: 1>} : tensor<4x3xi32>
+// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[ROWS]] : tensor<4x2xi32>, tensor<4x1xi32>
+// CHECK: kiln.dequantize %[[SUB]], %[[S]]
+// CHECK-NOT: kiln.matmul
+func.func @weight_zero_point(%x: tensor<4x3xi8>) -> tensor<4x2xf32> {
   %sa = kiln.constant dense<0.5> : tensor<f32>
   %za = kiln.constant dense<0> : tensor<i8>
   %a = kiln.dequantize %x, %sa, %za : tensor<4x3xi8>, tensor<f32>, tensor<i8>
@@ -155,22 +161,58 @@ func.func @no_fold_weight_zero_point(%x: tensor<4x3xi8>) -> tensor<4x2xf32> {
 
 // -----
 
-// Must not fold: a run-time weight (activation x activation, e.g. attention).
-// CHECK-LABEL: func.func @no_fold_runtime_rhs
-// CHECK: kiln.matmul %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<3x2xf32>
-func.func @no_fold_runtime_rhs(%x: tensor<4x3xi8>, %w: tensor<3x2xi8>) -> tensor<4x2xf32> {
-  %s = kiln.constant dense<0.5> : tensor<f32>
-  %z = kiln.constant dense<0> : tensor<i8>
-  %a = kiln.dequantize %x, %s, %z : tensor<4x3xi8>, tensor<f32>, tensor<i8>
-  %b = kiln.dequantize %w, %s, %z : tensor<3x2xi8>, tensor<f32>, tensor<i8>
+// Two computed operands (attention's Q K^T, P V), per tensor: za = 2 costs
+// za * colsum(qb), a run-time sum of the right operand over K; zb = 0
+// costs nothing. Scale 0.5 * 0.25.
+// CHECK-LABEL: func.func @runtime_rhs
+// CHECK-DAG: %[[S:.*]] = kiln.constant dense<1.250000e-01> : tensor<f32>
+// CHECK-DAG: %[[ZA:.*]] = kiln.constant dense<2> : tensor<i32>
+// CHECK: %[[ACC:.*]] = kiln.matmul %arg0, %arg1 : tensor<4x3xi8>, tensor<3x2xi8>
+// CHECK: %[[B32:.*]] = kiln.cast %arg1 to i32 : tensor<3x2xi8>
+// CHECK: %[[COLS:.*]] = kiln.reduce sum %[[B32]] {axes = array<i64: 0>} : tensor<3x2xi32>
+// CHECK: %[[COLV:.*]] = kiln.reshape %[[COLS]] {shape = array<i64: 2>}
+// CHECK: %[[TERM:.*]] = kiln.mul %[[COLV]], %[[ZA]]
+// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[TERM]]
+// CHECK: kiln.dequantize %[[SUB]], %[[S]]
+// CHECK-NOT: kiln.matmul
+func.func @runtime_rhs(%x: tensor<4x3xi8>, %w: tensor<3x2xi8>) -> tensor<4x2xf32> {
+  %sa = kiln.constant dense<0.5> : tensor<f32>
+  %za = kiln.constant dense<2> : tensor<i8>
+  %sb = kiln.constant dense<0.25> : tensor<f32>
+  %zb = kiln.constant dense<0> : tensor<i8>
+  %a = kiln.dequantize %x, %sa, %za : tensor<4x3xi8>, tensor<f32>, tensor<i8>
+  %b = kiln.dequantize %w, %sb, %zb : tensor<3x2xi8>, tensor<f32>, tensor<i8>
   %c = kiln.matmul %a, %b : tensor<4x3xf32>, tensor<3x2xf32>
   return %c : tensor<4x2xf32>
 }
 
 // -----
 
+// A constant left operand quantized per row (axis 0) times an activation
+// with zero point 3: rowsum(qa) * zb = [-1, 8] * 3 is a constant, and the
+// result is dequantized per row by [0.5, 0.25] * 0.1.
+// CHECK-LABEL: func.func @constant_lhs_per_row
+// CHECK-DAG: %[[CORR:.*]] = kiln.constant dense<{{\[\[}}-3], [24]]> : tensor<2x1xi32>
+// CHECK-DAG: %[[S:.*]] = kiln.constant dense<[5.000000e-02, 2.500000e-02]> : tensor<2xf32>
+// CHECK: %[[ACC:.*]] = kiln.matmul %{{.*}}, %arg0 : tensor<2x3xi8>, tensor<3x4xi8>
+// CHECK: %[[SUB:.*]] = kiln.sub %[[ACC]], %[[CORR]] : tensor<2x4xi32>, tensor<2x1xi32>
+// CHECK: kiln.dequantize %[[SUB]], %[[S]], %{{.*}} {axis = 0 : i64}
+func.func @constant_lhs_per_row(%x: tensor<3x4xi8>) -> tensor<2x4xf32> {
+  %qat = kiln.constant dense<[[1, 3, -5], [-2, 4, 6]]> : tensor<2x3xi8>
+  %sa = kiln.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %za = kiln.constant dense<0> : tensor<2xi8>
+  %a = kiln.dequantize %qat, %sa, %za {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32>, tensor<2xi8>
+  %sb = kiln.constant dense<0.1> : tensor<f32>
+  %zb = kiln.constant dense<3> : tensor<i8>
+  %b = kiln.dequantize %x, %sb, %zb : tensor<3x4xi8>, tensor<f32>, tensor<i8>
+  %c = kiln.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32>
+  return %c : tensor<2x4xf32>
+}
+
+// -----
+
 // Must not fold: an activation quantized per axis, and a weight quantized
-// along its K axis. Dequantizes of constants left over are evaluated.
+// along its K axis (a constant lhs per column, i.e. along K, neither). Dequantizes of constants left over are evaluated.
 // CHECK-LABEL: func.func @no_fold_per_axis
 // CHECK: %[[W:.*]] = kiln.constant dense<{{\[\[}}2.500000e-01, -5.000000e-01], [1.500000e+00, 2.000000e+00], [-5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
 // CHECK: %[[A:.*]] = kiln.dequantize %arg0, %{{.*}}, %{{.*}} {axis = 0 : i64}
