@@ -16,6 +16,7 @@ import tempfile
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 import onnxruntime as ort
 
 NP_TYPES = {
@@ -90,6 +91,22 @@ def make_inputs(model, seed, shapes):
             data = rng.integers(0, 4, size=dims).astype(dtype)
         inputs[value.name] = data
     return inputs
+
+
+def output_scales(model):
+    """{output name: scale} of each graph output a DequantizeLinear with a
+    constant scale produces (through Identity nodes): one unit of that scale
+    is how far a quantized output may be from onnxruntime's."""
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    producers = {o: n for n in model.graph.node for o in n.output}
+    scales = {}
+    for out in model.graph.output:
+        node = producers.get(out.name)
+        while node is not None and node.op_type == "Identity":
+            node = producers.get(node.input[0])
+        if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in inits:
+            scales[out.name] = float(np.max(inits[node.input[1]]))
+    return scales
 
 
 def cosine(got, want):

@@ -35,7 +35,6 @@ when anything failed.
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -47,6 +46,7 @@ from onnxruntime import quantization as q
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
+from conv_checks import Checks, compile_and_run, dispatches, host_has  # noqa: E402
 
 # name, out channels, kernel, strides, pads, dilations
 CONVS = [
@@ -97,64 +97,12 @@ class Reader(q.CalibrationDataReader):
         return self.samples.pop() if self.samples else None
 
 
-def host_has(flag):
-    try:
-        with open("/proc/cpuinfo") as f:
-            return flag in f.read().split()
-    except OSError:
-        return False
-
-
-def output_scale(model):
-    """The scale of the DequantizeLinear that produces the graph output
-    (through Identity nodes)."""
-    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    producers = {o: n for n in model.graph.node for o in n.output}
-    node = producers.get(model.graph.output[0].name)
-    while node is not None and node.op_type == "Identity":
-        node = producers.get(node.input[0])
-    if node is None or node.op_type != "DequantizeLinear" or node.input[1] not in inits:
-        return None
-    return float(np.max(inits[node.input[1]]))
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def __call__(self, ok, line):
-        print(("ok   " if ok else "FAIL ") + line, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-
-
-def compile_and_run(args, model_path, flags, label, inputs):
-    artifact = os.path.join(args.workdir, label + ".kiln")
-    proc = subprocess.run([args.kilnc, model_path, "-o", artifact, "--dump-dispatches", *flags],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"kilnc exited {proc.returncode}:\n{proc.stderr}")
-    dump = proc.stdout + proc.stderr
-    got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, ["output"],
-                                    os.path.join(args.workdir, label + "_out"))
-    return dump, got["output"]
-
-
 def conv_configs(dump):
     """The lowering config of every contraction dispatch that holds a Conv
     node (the padding and im2col dispatches of a conv are not contractions)."""
-    configs, in_conv = [], False
-    for line in dump.splitlines():
-        line = line.strip()
-        if line.startswith("nodes:"):
-            in_conv = in_conv or bool(re.search(r'"conv_[a-d]"', line))
-        elif line.startswith("config:"):
-            if in_conv and 'strategy = "contraction"' in line:
-                configs.append(line)
-            in_conv = False
-    return configs
+    return [config for _, nodes, config in dispatches(dump)
+            if any(re.fullmatch(r"conv_[a-d]", n) for n in nodes)
+            and 'strategy = "contraction"' in config]
 
 
 def main():
@@ -172,7 +120,8 @@ def main():
     q.quantize_static(fp32, qdq, Reader(), quant_format=q.QuantFormat.QDQ,
                       activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
                       per_channel=True)
-    scale = output_scale(onnx.load(qdq))
+    qdq_model = onnx.load(qdq)
+    scale = compare_with_ort.output_scales(qdq_model).get(qdq_model.graph.output[0].name)
     check(scale is not None, f"QDQ model output is dequantized (scale {scale})")
     if scale is None:
         return 1
@@ -191,7 +140,8 @@ def main():
             None, inputs)[0]
         for label, flags, path in configs:
             try:
-                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs)
+                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs, ["output"])
+                got = got["output"]
             except (RuntimeError, compare_with_ort.KilnRunError) as e:
                 check(False, f"int8 [{label}] seed {seed}: {e}")
                 continue
@@ -213,7 +163,8 @@ def main():
     want = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"]).run(None, inputs)[0]
     bf16_path = "dpbf16" if host_has("avx512_bf16") else "convert"
     try:
-        dump, got = compile_and_run(args, fp32, ["--precision=bf16"], "bf16", inputs)
+        dump, got = compile_and_run(args, fp32, ["--precision=bf16"], "bf16", inputs, ["output"])
+        got = got["output"]
         lines = conv_configs(dump)
         on_path = [l for l in lines if f'native = "{bf16_path}"' in l]
         check(len(lines) == len(CONVS) and len(on_path) == len(CONVS),

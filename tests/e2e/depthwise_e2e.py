@@ -36,7 +36,6 @@ when anything failed.
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -48,6 +47,7 @@ from onnxruntime import quantization as q
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
+from conv_checks import Checks, compile_and_run, dispatches, host_has  # noqa: E402
 
 # name, channels, input H x W, kernel, stride, pads (top, left, bottom, right)
 CONVS = [
@@ -59,6 +59,7 @@ CONVS = [
     ("dw_f", 7, (56, 56), 3, 2, (0, 0, 1, 1)),
 ]
 BATCH = 2
+OUTPUTS = [c[0] + "_out" for c in CONVS]
 
 
 def shape_of(conv):
@@ -109,65 +110,15 @@ class Reader(q.CalibrationDataReader):
         return self.samples.pop() if self.samples else None
 
 
-def host_has(flag):
-    try:
-        with open("/proc/cpuinfo") as f:
-            return flag in f.read().split()
-    except OSError:
-        return False
-
-
-def output_scales(model):
-    """Output name -> scale of the DequantizeLinear producing it."""
-    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    producers = {o: n for n in model.graph.node for o in n.output}
-    scales = {}
-    for out in model.graph.output:
-        node = producers.get(out.name)
-        if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in inits:
-            scales[out.name] = float(np.max(inits[node.input[1]]))
-    return scales
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def __call__(self, ok, line):
-        print(("ok   " if ok else "FAIL ") + line, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-
-
-def compile_and_run(args, model_path, flags, label, inputs):
-    artifact = os.path.join(args.workdir, label + ".kiln")
-    proc = subprocess.run([args.kilnc, model_path, "-o", artifact, "--dump-dispatches", *flags],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"kilnc exited {proc.returncode}:\n{proc.stderr}")
-    dump = proc.stdout + proc.stderr
-    names = [c[0] + "_out" for c in CONVS]
-    got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, names,
-                                    os.path.join(args.workdir, label + "_out"))
-    return dump, got
-
-
 def conv_configs(dump):
     """conv name -> the lowering config of the dispatch computing it (the
     one with a reduction; the conv's padding is a dispatch of its own)."""
-    configs, current, reduction = {}, [], False
-    for line in dump.splitlines():
-        line = line.strip()
-        if line.startswith("dispatch_"):
-            reduction = "[reduction]" in line
-        elif line.startswith("nodes:"):
-            current = re.findall(r'"(dw_[a-f])"', line) if reduction else []
-        elif line.startswith("config:"):
-            for name in current:
-                configs.setdefault(name, line)
-            current = []
+    configs = {}
+    for header, nodes, config in dispatches(dump):
+        if "[reduction]" in header:
+            for name in nodes:
+                if re.fullmatch(r"dw_[a-f]", name):
+                    configs.setdefault(name, config)
     return configs
 
 
@@ -186,7 +137,7 @@ def main():
     q.quantize_static(fp32, qdq, Reader(), quant_format=q.QuantFormat.QDQ,
                       activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
                       per_channel=True)
-    scales = output_scales(onnx.load(qdq))
+    scales = compare_with_ort.output_scales(onnx.load(qdq))
     check(len(scales) == len(CONVS), f"QDQ model: {len(scales)} of {len(CONVS)} outputs "
           "dequantized")
     if len(scales) != len(CONVS):
@@ -205,7 +156,7 @@ def main():
         want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
         for label, flags, path in configs:
             try:
-                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs)
+                dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs, OUTPUTS)
             except (RuntimeError, compare_with_ort.KilnRunError) as e:
                 check(False, f"int8 [{label}] seed {seed}: {e}")
                 continue
@@ -234,7 +185,7 @@ def main():
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
     for label, flags in [("native", ["--cpu=native"]), ("x86-64-v3", ["--cpu=x86-64-v3"])]:
         try:
-            dump, got = compile_and_run(args, fp32, flags, f"fp32_{label}", inputs)
+            dump, got = compile_and_run(args, fp32, flags, f"fp32_{label}", inputs, OUTPUTS)
         except (RuntimeError, compare_with_ort.KilnRunError) as e:
             check(False, f"fp32 [{label}]: {e}")
             continue

@@ -38,7 +38,6 @@ when anything failed.
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -49,6 +48,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
+from conv_checks import Checks, compile_with_dump, dispatches  # noqa: E402
 
 # name, out channels, kernel, strides, pads (top, left, bottom, right), dilations
 CHAINS = {
@@ -98,32 +98,6 @@ def make_model(path, shape, convs, seed=5):
     return path
 
 
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def __call__(self, ok, line):
-        print(("ok   " if ok else "FAIL ") + line, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-
-
-def dispatches(dump):
-    """(header, node names, config) of every dispatch in a --dump-dispatches."""
-    found, header, nodes = [], None, []
-    for line in dump.splitlines():
-        if re.match(r"^dispatch_\w+ \(called", line):
-            header, nodes = line, []
-        elif line.strip().startswith("nodes:"):
-            nodes = re.findall(r'"([^"]+)"', line)
-        elif line.strip().startswith("config:") and header is not None:
-            found.append((header, nodes, line.strip()))
-            header = None
-    return found
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kilnc", required=True)
@@ -144,12 +118,11 @@ def main():
         inputs = {"input": np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32)}
         for label, flags, gathered in builds:
             artifact = os.path.join(args.workdir, f"{chain}_{label}.kiln")
-            proc = subprocess.run([args.kilnc, model, "-o", artifact, "--dump-dispatches",
-                                   *flags], capture_output=True, text=True)
-            if proc.returncode != 0:
-                check(False, f"{chain} [{label}]: kilnc exited {proc.returncode}:\n{proc.stderr}")
+            rc, dump, stderr = compile_with_dump(args.kilnc, model, artifact, flags)
+            if rc != 0:
+                check(False, f"{chain} [{label}]: kilnc exited {rc}:\n{stderr}")
                 continue
-            found = dispatches(proc.stdout + proc.stderr)
+            found = dispatches(dump)
             names = [c[0] for c in convs]
             if gathered:
                 # One contraction dispatch per conv; the gathered ones say so

@@ -171,18 +171,6 @@ def quantize_variants(fp32_path, workdir, name, dynamic_weight_type):
     return variants
 
 
-def output_scales(model):
-    """{output name: scale} for outputs produced by DequantizeLinear."""
-    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    producers = {o: n for n in model.graph.node for o in n.output}
-    scales = {}
-    for out in model.graph.output:
-        node = producers.get(out.name)
-        if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in inits:
-            scales[out.name] = float(np.max(inits[node.input[1]]))
-    return scales
-
-
 def check(model_path, kilnc, kiln, workdir, label, inputs=None, contraction=None):
     """Compiles and runs `model_path`, compares with onnxruntime (bounds in
     the module doc); `inputs` defaults to compare_with_ort.make_inputs with
@@ -214,7 +202,7 @@ def check(model_path, kilnc, kiln, workdir, label, inputs=None, contraction=None
     except compare_with_ort.KilnRunError as e:
         print(f"FAIL {label}: {e.summary}\n{e.detail}")
         return False
-    scales = output_scales(model)
+    scales = compare_with_ort.output_scales(model)
     for name, want in zip(names, expected):
         have = got.get(name)
         if have is None or have.shape != want.shape:

@@ -48,18 +48,24 @@ FailureOr<TargetChoice> configure(ModuleOp module, StringRef cpu,
   return target;
 }
 
+// Resolves the pass's `cpu` option and runs `step` on the module for that
+// target; an unknown CPU is reported on the module.
+LogicalResult withTarget(ModuleOp module, StringRef cpu,
+                         LogicalResult (*step)(ModuleOp,
+                                               const TargetChoice &)) {
+  std::string error;
+  FailureOr<TargetChoice> target = resolveTarget(cpu.str(), error);
+  if (failed(target))
+    return module.emitError(error);
+  return step(module, *target);
+}
+
 class CpuPackWeightsPass
     : public impl::CpuPackWeightsBase<CpuPackWeightsPass> {
 public:
   using impl::CpuPackWeightsBase<CpuPackWeightsPass>::CpuPackWeightsBase;
   void runOnOperation() override {
-    std::string error;
-    FailureOr<TargetChoice> target = resolveTarget(cpu, error);
-    if (failed(target)) {
-      getOperation().emitError(error);
-      return signalPassFailure();
-    }
-    if (failed(packConstantWeights(getOperation(), *target)))
+    if (failed(withTarget(getOperation(), cpu, packConstantWeights)))
       signalPassFailure();
   }
 };
@@ -69,13 +75,7 @@ class CpuImplicitGemmPass
 public:
   using impl::CpuImplicitGemmBase<CpuImplicitGemmPass>::CpuImplicitGemmBase;
   void runOnOperation() override {
-    std::string error;
-    FailureOr<TargetChoice> target = resolveTarget(cpu, error);
-    if (failed(target)) {
-      getOperation().emitError(error);
-      return signalPassFailure();
-    }
-    if (failed(formImplicitGemms(getOperation(), *target)))
+    if (failed(withTarget(getOperation(), cpu, formImplicitGemms)))
       signalPassFailure();
   }
 };

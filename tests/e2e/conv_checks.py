@@ -1,0 +1,69 @@
+"""What the conv end-to-end tests (conv_native_e2e, depthwise_e2e,
+implicit_gemm_e2e) share: a pass/fail counter, the host's CPU flags, one
+kilnc + kiln run with the lowering dump kept, and a parser for
+`kilnc --dump-dispatches`. Numerics are still compared against onnxruntime
+by each test; nothing here judges an output.
+"""
+import os
+import re
+import subprocess
+
+import compare_with_ort
+
+
+class Checks:
+    """Prints one `ok`/`FAIL` line per check and counts them."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, line):
+        print(("ok   " if ok else "FAIL ") + line, flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+
+def host_has(flag):
+    """Whether /proc/cpuinfo lists `flag` (e.g. avx512_vnni) for this host."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return flag in f.read().split()
+    except OSError:
+        return False
+
+
+def compile_with_dump(kilnc, model_path, artifact, flags):
+    """Runs kilnc with --dump-dispatches; returns (returncode, dump, stderr)."""
+    proc = subprocess.run([kilnc, model_path, "-o", artifact, "--dump-dispatches", *flags],
+                          capture_output=True, text=True)
+    return proc.returncode, proc.stdout + proc.stderr, proc.stderr
+
+
+def compile_and_run(args, model_path, flags, label, inputs, names):
+    """Compiles `model_path` into args.workdir/LABEL.kiln and runs it on
+    `inputs`; returns (dump, {name: array}). Raises RuntimeError when kilnc
+    fails (its stderr in the message)."""
+    artifact = os.path.join(args.workdir, label + ".kiln")
+    rc, dump, stderr = compile_with_dump(args.kilnc, model_path, artifact, flags)
+    if rc != 0:
+        raise RuntimeError(f"kilnc exited {rc}:\n{stderr}")
+    got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, names,
+                                    os.path.join(args.workdir, label + "_out"))
+    return dump, got
+
+
+def dispatches(dump):
+    """(header, node names, config) of every dispatch in a --dump-dispatches,
+    in order. The header is the `dispatch_N (called ...): ops -> type` line."""
+    found, header, nodes = [], None, []
+    for line in dump.splitlines():
+        if re.match(r"^dispatch_\w+ \(called", line):
+            header, nodes = line, []
+        elif line.strip().startswith("nodes:"):
+            nodes = re.findall(r'"([^"]+)"', line)
+        elif line.strip().startswith("config:") and header is not None:
+            found.append((header, nodes, line.strip()))
+            header = None
+    return found
