@@ -184,7 +184,7 @@ def op_graphs(workdir, kilnc, kiln):
         model = onnx.load(path)
         feeds = compare_with_ort.make_inputs(model, seed=0, shapes={})
         result = run_both(path, kilnc, kiln, workdir, name, feeds, schema_reference(path))
-        scale = qm.output_scales(model)["y"]
+        scale = compare_with_ort.output_scales(model)["y"]
         ok &= result is not None and within(name, *result, lambda w: scale + 1e-6,
                                             f"scale {scale:.6g}")
     return ok
