@@ -181,7 +181,9 @@ Value compare(OpBuilder &b, Location loc, CompareDirection direction,
               Value lhs, Value rhs) {
   if (isFloat(lhs.getType())) {
     // Ordered predicates, except != which is true when either is NaN.
-    arith::CmpFPredicate predicate;
+    // The switch covers every direction; the initial value only keeps
+    // GCC's maybe-uninitialized analysis quiet.
+    arith::CmpFPredicate predicate = arith::CmpFPredicate::OEQ;
     switch (direction) {
     case CompareDirection::eq: predicate = arith::CmpFPredicate::OEQ; break;
     case CompareDirection::ne: predicate = arith::CmpFPredicate::UNE; break;
@@ -194,7 +196,7 @@ Value compare(OpBuilder &b, Location loc, CompareDirection direction,
   }
   // i1 compares as unsigned (false < true); other integers are signed.
   bool isBool = lhs.getType().isInteger(1);
-  arith::CmpIPredicate predicate;
+  arith::CmpIPredicate predicate = arith::CmpIPredicate::eq; // as above
   switch (direction) {
   case CompareDirection::eq: predicate = arith::CmpIPredicate::eq; break;
   case CompareDirection::ne: predicate = arith::CmpIPredicate::ne; break;

@@ -118,7 +118,6 @@ GemmModel MakeGemmModel(uint64_t batch, uint64_t m, uint64_t n, uint64_t k, bool
   using artifact::BufferSpace;
   using artifact::DType;
   const int64_t rows_a = transpose_a ? k : m, cols_a = transpose_a ? m : k;
-  const int64_t rows_b = transpose_b ? n : k, cols_b = transpose_b ? k : n;
   artifact::ArtifactSpec spec;
   spec.sourceName = "gemm.onnx";
   spec.inputs = {{"a", DType::F32, {static_cast<int64_t>(batch), rows_a, cols_a}, {}}};

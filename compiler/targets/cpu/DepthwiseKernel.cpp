@@ -480,7 +480,6 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           scf::YieldOp::create(bb, loc);
         });
   };
-  auto unitType = VectorType::get({unit}, acc);
   auto unitMaskType = VectorType::get({unit}, rewriter.getI1Type());
   if (!tile.flat) {
     // Row by row: tiles of one output row, stored straight into C.

@@ -50,11 +50,6 @@ Value rootOf(Value v) {
   return v;
 }
 
-bool isLocal(Value v) {
-  Operation *def = rootOf(v).getDefiningOp();
-  return def && isa<memref::AllocOp, memref::AllocaOp>(def);
-}
-
 int64_t product(ArrayRef<int64_t> values) {
   int64_t p = 1;
   for (int64_t v : values)
