@@ -4,9 +4,14 @@ kilnc + kiln run with the lowering dump kept, and a parser for
 `kilnc --dump-dispatches`. Numerics are still compared against onnxruntime
 by each test; nothing here judges an output.
 """
+import argparse
 import os
 import re
 import subprocess
+import tempfile
+
+import onnx
+from onnx import helper
 
 import compare_with_ort
 
@@ -67,3 +72,28 @@ def dispatches(dump):
             found.append((header, nodes, line.strip()))
             header = None
     return found
+
+
+def parse_args(description, prefix):
+    """--kilnc, --kiln and --workdir (a new temporary folder named PREFIX...
+    when not given), the arguments every conv test takes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    args.workdir = args.workdir or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(args.workdir, exist_ok=True)
+    return args
+
+
+def save_model(graph, path):
+    """Saves `graph` as an opset-13 model after shape inference and the ONNX
+    checker, so a malformed test model fails here and not inside Kiln."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="kiln-tests")
+    model.ir_version = 8
+    model = onnx.shape_inference.infer_shapes(model)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path

@@ -32,11 +32,9 @@ when anything failed.
     ~/.cache/kiln/venv/bin/python tests/e2e/conv_native_e2e.py \\
         --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
 """
-import argparse
 import os
 import re
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -46,7 +44,7 @@ from onnxruntime import quantization as q
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
-from conv_checks import Checks, compile_and_run, dispatches, host_has  # noqa: E402
+from conv_checks import Checks, parse_args, save_model, compile_and_run, dispatches, host_has  # noqa: E402
 
 # name, out channels, kernel, strides, pads, dilations
 CONVS = [
@@ -78,13 +76,7 @@ def make_model(path, seed=3):
     graph = helper.make_graph(
         nodes, "conv_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, INPUT)],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                              producer_name="kiln-tests")
-    model.ir_version = 8
-    model = onnx.shape_inference.infer_shapes(model)
-    onnx.checker.check_model(model)
-    onnx.save(model, path)
-    return path
+    return save_model(graph, path)
 
 
 class Reader(q.CalibrationDataReader):
@@ -106,13 +98,7 @@ def conv_configs(dump):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kilnc", required=True)
-    parser.add_argument("--kiln", required=True)
-    parser.add_argument("--workdir", default=None)
-    args = parser.parse_args()
-    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-conv-native-")
-    os.makedirs(args.workdir, exist_ok=True)
+    args = parse_args(__doc__.splitlines()[0], "kiln-conv-native-")
     check = Checks()
 
     fp32 = make_model(os.path.join(args.workdir, "conv_chain.onnx"))

@@ -33,11 +33,9 @@ when anything failed.
     ~/.cache/kiln/venv/bin/python tests/e2e/depthwise_e2e.py \\
         --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
 """
-import argparse
 import os
 import re
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -47,7 +45,7 @@ from onnxruntime import quantization as q
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
-from conv_checks import Checks, compile_and_run, dispatches, host_has  # noqa: E402
+from conv_checks import Checks, parse_args, save_model, compile_and_run, dispatches, host_has  # noqa: E402
 
 # name, channels, input H x W, kernel, stride, pads (top, left, bottom, right)
 CONVS = [
@@ -85,13 +83,7 @@ def make_model(path, seed=3):
                                                     (BATCH, ch, h, w)))
         outputs.append(helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, None))
     graph = helper.make_graph(nodes, "depthwise", inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                              producer_name="kiln-tests")
-    model.ir_version = 8
-    model = onnx.shape_inference.infer_shapes(model)
-    onnx.checker.check_model(model)
-    onnx.save(model, path)
-    return path
+    return save_model(graph, path)
 
 
 def sample(rng):
@@ -123,13 +115,7 @@ def conv_configs(dump):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kilnc", required=True)
-    parser.add_argument("--kiln", required=True)
-    parser.add_argument("--workdir", default=None)
-    args = parser.parse_args()
-    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-depthwise-")
-    os.makedirs(args.workdir, exist_ok=True)
+    args = parse_args(__doc__.splitlines()[0], "kiln-depthwise-")
     check = Checks()
 
     fp32 = make_model(os.path.join(args.workdir, "depthwise.onnx"))

@@ -35,11 +35,9 @@ when anything failed.
     ~/.cache/kiln/venv/bin/python tests/e2e/implicit_gemm_e2e.py \\
         --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
 """
-import argparse
 import os
 import re
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -48,7 +46,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
-from conv_checks import Checks, compile_with_dump, dispatches  # noqa: E402
+from conv_checks import Checks, parse_args, save_model, compile_with_dump, dispatches  # noqa: E402
 
 # name, out channels, kernel, strides, pads (top, left, bottom, right), dilations
 CHAINS = {
@@ -89,23 +87,11 @@ def make_model(path, shape, convs, seed=5):
     graph = helper.make_graph(
         nodes, "conv_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                              producer_name="kiln-tests")
-    model.ir_version = 8
-    model = onnx.shape_inference.infer_shapes(model)
-    onnx.checker.check_model(model)
-    onnx.save(model, path)
-    return path
+    return save_model(graph, path)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kilnc", required=True)
-    parser.add_argument("--kiln", required=True)
-    parser.add_argument("--workdir", default=None)
-    args = parser.parse_args()
-    args.workdir = args.workdir or tempfile.mkdtemp(prefix="kiln-implicit-gemm-")
-    os.makedirs(args.workdir, exist_ok=True)
+    args = parse_args(__doc__.splitlines()[0], "kiln-implicit-gemm-")
     check = Checks()
     builds = [
         ("native", ["--cpu=native"], True),
