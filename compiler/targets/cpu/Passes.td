@@ -14,10 +14,14 @@ def CpuLoweringConfig : Pass<"kiln-cpu-lowering-config", "::mlir::ModuleOp"> {
   let summary = "Choose a lowering configuration for each dispatch";
   let description = [{
     Attaches `kiln.lowering_config` to every `kiln.dispatch` function that
-    has none: the strategy ("contraction" register tiles, "loop-order" or
-    "scalar"), the workgroup tile of the root op, and for contractions the
-    register tile (rows x f32 lanes), chosen from the target CPU's vector
-    width and register count (8x32 on AVX-512, 6x16 on AVX2).
+    has none: the strategy ("contraction" register tiles, "depthwise"
+    flat-plane tiles, "loop-order" or "scalar"), the workgroup tile of the
+    root op, and for contractions the register tile (rows x f32 lanes),
+    chosen from the target CPU's vector width and register count (8x32 on
+    AVX-512, 6x16 on AVX2), the K block, and for 16-bit and i8 operands
+    the native instruction path (`native`, `pack_b`). A convolution whose
+    columns come from `kiln-cpu-implicit-gemm`'s gather also gets
+    `gather_b = "im2col"`. LoweringConfig.h lists every field.
     Configurations already present are kept.
 
     Example: `kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v3 d.mlir`
