@@ -335,6 +335,60 @@ depthwiseWorkgroupTile(RegisterTileCandidate candidate,
   return tiles;
 }
 
+// Vector registers' worth of FMAs per row to cover `total` lanes with
+// tiles of `lanes`: whole tiles, then the right edge as a half-width tile
+// when at most half of it is valid (ContractionKernel's edge), else a
+// full one.
+double laneCost(int64_t total, int64_t lanes, int64_t width) {
+  double perTile = static_cast<double>(lanes) / width;
+  int64_t edge = total % lanes;
+  double cost = static_cast<double>(total / lanes) * perTile;
+  if (edge > 0)
+    cost += edge <= lanes / 2 ? perTile / 2 : perTile;
+  return cost;
+}
+
+// Few output pixels (a 7x7 conv output, 49 lanes): 32-lane tiles cost a
+// 32-lane edge for 17 pixels (4 zmm per row for 49 lanes), while 16-lane
+// tiles end in an 8-lane half tile (3.5 zmm). On AVX-512 the half tile is
+// a ymm FMA, which Zen 4 issues at twice the zmm rate, so the narrower
+// tile pays there when it saves at least a tenth of the FMAs; the rows
+// double so that as many accumulators stay in flight (16 x 16 instead of
+// 8 x 32). On AVX2 a half tile is an xmm FMA at the ymm rate: no gain.
+// The 16 rows broadcast from 16 rows of A: when A's rows lie a multiple
+// of 4 KiB apart (K = 1024, 2048 in f32) they all fall in one set of the
+// 8-way L1 and evict each other every step (measured 2x slower), so
+// those keep 8 rows. Returns the taller tile's rows, or nullopt to keep
+// `rows` x `lanes`.
+std::optional<int64_t> fewPixelRows(const TargetChoice &target,
+                                    const RegisterTileCandidate &candidate,
+                                    int64_t rowsTotal, int64_t lanesTotal,
+                                    int64_t rows, int64_t lanes) {
+  int64_t width = target.f32Lanes();
+  if (target.vectorBits < 512 || lanes != 2 * width ||
+      rowsTotal < 2 * rows || !candidate.loops.operandType.isF32())
+    return std::nullopt;
+  // A's row stride: the elements after the dim that m indexes.
+  linalg::LinalgOp op = candidate.op;
+  OpOperand *aOperand = op.getDpsInputOperand(candidate.loops.lhs);
+  auto aType = dyn_cast<ShapedType>(aOperand->get().getType());
+  AffineMap aMap = op.getMatchingIndexingMap(aOperand);
+  std::optional<unsigned> mPos =
+      aMap.getResultPosition(getAffineDimExpr(candidate.loops.m,
+                                              aMap.getContext()));
+  if (!aType || !aType.hasStaticShape() || !mPos)
+    return std::nullopt;
+  int64_t rowStride = 1;
+  for (int64_t d = *mPos + 1; d < aType.getRank(); ++d)
+    rowStride *= aType.getDimSize(d);
+  if (rowStride * 4 % 4096 == 0)
+    return std::nullopt;
+  if (laneCost(lanesTotal, width, width) * 10 >
+      laneCost(lanesTotal, lanes, width) * 9)
+    return std::nullopt;
+  return 2 * rows;
+}
+
 } // namespace
 
 LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
@@ -470,6 +524,12 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // Narrow outputs waste masked lanes: use fewer vectors per row.
   while (lanes > width && lanes / 2 >= lanesTotal)
     lanes /= 2;
+  if (std::optional<int64_t> taller =
+          fewPixelRows(target, *candidate, rowsTotal, lanesTotal, rows,
+                       lanes)) {
+    rows = *taller;
+    lanes = width;
+  }
   config.strategy = Strategy::Contraction;
   config.operandType = loops->operandType;
   config.native = nativePath(*loops).str();

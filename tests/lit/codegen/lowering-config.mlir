@@ -213,3 +213,71 @@ func.func private @three_rows(%a: tensor<3x64xf32>, %b: tensor<64x500xf32>) -> t
   %2 = linalg.matmul ins(%a, %b : tensor<3x64xf32>, tensor<64x500xf32>) outs(%1 : tensor<3x500xf32>) -> tensor<3x500xf32>
   return %2 : tensor<3x500xf32>
 }
+
+// Few pixels (a 7x7 conv output, 49 lanes): on AVX-512, 16 x 16 tiles
+// end in an 8-lane half tile (3.5 zmm of FMAs per row) where 8 x 32 tiles
+// end in a 17-of-32 one (4 zmm); 16-deep K blocks of 256 keep the same L1
+// bytes. AVX2 keeps 6 x 16 (its half tile is an xmm FMA at the ymm rate).
+// AVX512-LABEL: func.func private @few_pixels
+// AVX512-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 16, 16>, strategy = "contraction", workgroup_tile = array<i64: 0, 64, 49, 0>}
+// AVX2-LABEL: func.func private @few_pixels
+// AVX2-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 0, 60, 49, 0>}
+func.func private @few_pixels(%w: tensor<512x4608xf32>, %col: tensor<1x4608x49xf32>) -> tensor<1x512x49xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x512x49xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x512x49xf32>) -> tensor<1x512x49xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %col : tensor<512x4608xf32>, tensor<1x4608x49xf32>) outs(%1 : tensor<1x512x49xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x512x49xf32>
+  return %2 : tensor<1x512x49xf32>
+}
+
+// The same with A's rows 8 KiB apart (K = 2048): 16 rows broadcast from
+// one set of the 8-way L1 would evict each other, so 8 x 32 stays. So
+// does a 14x14 output (196 lanes: 12.5 zmm per row against 13 saves too
+// little) and an output with fewer than 16 rows.
+// AVX512-LABEL: func.func private @few_pixels_aliased_rows
+// AVX512-SAME: register_tile = array<i64: 8, 32>
+// AVX512-LABEL: func.func private @pixels_196
+// AVX512-SAME: register_tile = array<i64: 8, 32>
+// AVX512-LABEL: func.func private @few_pixels_few_rows
+// AVX512-SAME: register_tile = array<i64: 8, 32>
+func.func private @few_pixels_aliased_rows(%w: tensor<512x2048xf32>, %x: tensor<1x2048x49xf32>) -> tensor<1x512x49xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x512x49xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x512x49xf32>) -> tensor<1x512x49xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %x : tensor<512x2048xf32>, tensor<1x2048x49xf32>) outs(%1 : tensor<1x512x49xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x512x49xf32>
+  return %2 : tensor<1x512x49xf32>
+}
+func.func private @pixels_196(%w: tensor<256x2304xf32>, %col: tensor<1x2304x196xf32>) -> tensor<1x256x196xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x256x196xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x256x196xf32>) -> tensor<1x256x196xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %col : tensor<256x2304xf32>, tensor<1x2304x196xf32>) outs(%1 : tensor<1x256x196xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x256x196xf32>
+  return %2 : tensor<1x256x196xf32>
+}
+func.func private @few_pixels_few_rows(%w: tensor<8x288xf32>, %col: tensor<1x288x49xf32>) -> tensor<1x8x49xf32> attributes {kiln.dispatch} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x8x49xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x8x49xf32>) -> tensor<1x8x49xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %col : tensor<8x288xf32>, tensor<1x288x49xf32>) outs(%1 : tensor<1x8x49xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x49xf32>
+  return %2 : tensor<1x8x49xf32>
+}
