@@ -16,6 +16,14 @@ Two conv chains with the shapes the gather finds hardest:
     conv_h  3x3, stride 2, pads (0, 1, 1, 0)             64 -> 72
     conv_i  3x3, pads 1, 8 output channels: too few rows to repay the
             gather (worthGathering), so it keeps its pad and im2col
+  batch 2, input 2x48x13x13 (7x7 outputs, 49 pixels: LoweringConfig's
+  few-pixel rule gives 16 x 16 register tiles on AVX-512):
+    conv_j  3x3, stride 2, pads 1, C*K = 432 (2 K blocks) 48 -> 100
+    conv_k  1x1 (no im2col), 16-row tiles, a 4-row edge 100 -> 1028
+    conv_l  1x1, K = 1028 (A's rows not 4 KiB apart)    1028 -> 37
+    conv_m  1x1, K = 37                                   37 -> 1024
+    conv_n  1x1, K = 1024: A's rows 4 KiB apart, 8 x 32 1024 -> 45
+    conv_o  3x3, pads 1, 45 -> 36: pad and im2col, 16 x 16 tiles
 each followed by Relu. Channel counts and output pixels are never tile
 multiples, so K blocks, lane tiles and row tiles all have partial edges,
 and the padding falls on every side. Kiln compiles each chain with
@@ -27,7 +35,10 @@ and the padding falls on every side. Kiln compiles each chain with
 
 and every output must match onnxruntime within 1e-4 + 1e-3 |ort|. The
 register-tile builds' dump must show each gathered conv as one dispatch
-with `gather_b = "im2col"` and no pad or im2col dispatch but conv_i's.
+with `gather_b = "im2col"` and no pad or im2col dispatch but conv_i's and
+conv_o's (the 1x1 stride-1 convs are one plain dispatch), and the
+few-pixel chain's register tiles (16 x 16 on native and v4 but conv_n's
+8 x 32, 6 x 16 on v3).
 
 Prints one line per check and ends with 'N passed, N failed'; exit status 1
 when anything failed.
@@ -63,9 +74,23 @@ CHAINS = {
         ("conv_h", 72, (3, 3), (2, 2), (0, 1, 1, 0), (1, 1)),
         ("conv_i", 8, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
     ]),
+    "chain_few_pixels": ((2, 48, 13, 13), [
+        ("conv_j", 100, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),
+        ("conv_k", 1028, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+        ("conv_l", 37, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+        ("conv_m", 1024, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+        ("conv_n", 45, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+        ("conv_o", 36, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+    ]),
 }
 # Convs with too few output channels to gather: they keep pad + im2col.
-NOT_GATHERED = {"conv_i"}
+NOT_GATHERED = {"conv_i", "conv_o"}
+# 1x1 stride-1 convs: one contraction dispatch on the input itself.
+PLAIN = {"conv_k", "conv_l", "conv_m", "conv_n"}
+# Register tiles of the few-pixel chain, per build (the rest: 8 x 32 on
+# native and v4, 6 x 16 on v3).
+FEW_PIXEL_TILES = {"conv_j": (16, 16), "conv_k": (16, 16), "conv_l": (16, 16),
+                   "conv_m": (16, 16), "conv_n": (8, 32), "conv_o": (16, 16)}
 
 
 def make_model(path, shape, convs, seed=5):
@@ -115,15 +140,23 @@ def main():
                 # and are the only dispatch of their conv.
                 for name in names:
                     mine = [(h, c) for h, n, c in found if name in n]
-                    want = name not in NOT_GATHERED
-                    ok = (len(mine) == 1 and ('gather_b = "im2col"' in mine[0][1]) == want
-                          if want else
-                          len(mine) == 3 and not any("gather_b" in c for _, c in mine))
-                    check(ok, f"{chain} [{label}] {name}: "
-                          + (f"one dispatch, gather_b = \"im2col\"" if want else
-                             "pad, im2col and contraction dispatches, no gather_b")
-                          + f" (found {len(mine)}: "
+                    want = name not in NOT_GATHERED and name not in PLAIN
+                    if name in PLAIN:
+                        ok = len(mine) == 1 and "gather_b" not in mine[0][1]
+                        what = "one dispatch, no gather_b"
+                    elif want:
+                        ok = len(mine) == 1 and 'gather_b = "im2col"' in mine[0][1]
+                        what = "one dispatch, gather_b = \"im2col\""
+                    else:
+                        ok = len(mine) == 3 and not any("gather_b" in c for _, c in mine)
+                        what = "pad, im2col and contraction dispatches, no gather_b"
+                    check(ok, f"{chain} [{label}] {name}: {what} (found {len(mine)}: "
                           + "; ".join(h.split(" (")[0] for h, _ in mine) + ")")
+                    if name in FEW_PIXEL_TILES and mine:
+                        rows, lanes = (6, 16) if label == "x86-64-v3" else FEW_PIXEL_TILES[name]
+                        tile = f"register_tile = array<i64: {rows}, {lanes}>"
+                        check(tile in mine[-1][1],
+                              f"{chain} [{label}] {name}: {tile} ({mine[-1][1].strip()})")
                 pads = [h for h, n, _ in found if "tensor.pad" in h
                         and not set(n) & NOT_GATHERED]
                 check(not pads, f"{chain} [{label}]: no pad dispatch of a gathered conv "
