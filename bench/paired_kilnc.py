@@ -13,6 +13,9 @@ medians, the B/A ratio per round and the ratios to onnxruntime.
     ~/.cache/kiln/venv/bin/python bench/paired_kilnc.py --kiln bazel-bin/tools/kiln/kiln \\
         --a /tmp/kilnc-main --b bazel-bin/tools/kilnc/kilnc model.onnx ... [--rounds 4] [--iterations 20]
 
+--a-flags/--b-flags add kilnc flags to one side: one kilnc, fp32 against
+fp16, is `--a K --b K --b-flags=--precision=fp16`.
+
 Single-conv models: bench/conv_kernels.py's make_conv (e.g. via
 bench/conv_kernels.sh --cases ...); bench models: bench/make_bench_models.py.
 """
@@ -40,6 +43,9 @@ def main():
     parser.add_argument("--kiln", required=True)
     parser.add_argument("--a", required=True, help="kilnc, the baseline")
     parser.add_argument("--b", required=True, help="kilnc, the change")
+    parser.add_argument("--a-flags", default="",
+                        help="extra kilnc flags for A, e.g. --precision=fp16")
+    parser.add_argument("--b-flags", default="", help="extra kilnc flags for B")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("models", nargs="+")
@@ -49,9 +55,11 @@ def main():
     for model in args.models:
         name = os.path.splitext(os.path.basename(model))[0]
         arts = {}
-        for label, kilnc in (("a", args.a), ("b", args.b)):
+        for label, kilnc, flags in (("a", args.a, args.a_flags),
+                                    ("b", args.b, args.b_flags)):
             arts[label] = os.path.join(work, f"{name}_{label}.kiln")
-            subprocess.run([kilnc, model, "-o", arts[label]], check=True)
+            subprocess.run([kilnc, model, "-o", arts[label]] + flags.split(),
+                           check=True)
 
         def bench(label, iterations):
             return child_cpu_ms([args.kiln, "bench", arts[label], "--threads", "1",
@@ -61,9 +69,13 @@ def main():
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-        inp = session.get_inputs()[0]
-        x = np.random.default_rng(2).uniform(-1, 1, inp.shape).astype(np.float32)
-        session.run(None, {inp.name: x})
+        rng = np.random.default_rng(2)
+        # Floats uniform in [-1, 1], integers (token ids) small and >= 0.
+        feed = {inp.name: (rng.integers(0, 4, inp.shape).astype(np.int64)
+                           if "int" in inp.type else
+                           rng.uniform(-1, 1, inp.shape).astype(np.float32))
+                for inp in session.get_inputs()}
+        session.run(None, feed)
         times = {"a": [], "b": [], "ort": []}
         for r in range(args.rounds):
             for label in (("a", "b") if r % 2 == 0 else ("b", "a")):
@@ -71,7 +83,7 @@ def main():
                                     (args.iterations - 1))
             start = time.thread_time()
             for _ in range(args.iterations):
-                session.run(None, {inp.name: x})
+                session.run(None, feed)
             times["ort"].append((time.thread_time() - start) * 1e3 / args.iterations)
         med = {k: statistics.median(v) for k, v in times.items()}
         ratios = [b / a for a, b in zip(times["a"], times["b"])]

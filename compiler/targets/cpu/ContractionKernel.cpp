@@ -356,6 +356,79 @@ startAccumulators(OpBuilder &builder, Location loc, linalg::FillOp fill,
   return SmallVector<Value>(start.getResults());
 }
 
+
+// The "convert" path's A (16-bit floats, one scalar per row, contiguous
+// along its single reduction dim k): whether its rows can be widened to
+// f32 once per row tile and K block (`widenRowPanel`) instead of once per
+// FMA. Without it every k of every row costs a 16-bit scalar load, a
+// scalar conversion and a broadcast next to the two FMAs it feeds, which
+// made f16 and bf16 contractions slower than f32 ones on CPUs without
+// native 16-bit arithmetic; with it the inner loop is the f32 one
+// (broadcast loads of f32 A, folded into the FMAs).
+bool widensRowPanel(const ContractionLoops &loops, AffineMap aMap,
+                    Value a) {
+  if (!(loops.operandType.isF16() || loops.operandType.isBF16()) ||
+      !loops.accumulatorType.isF32() || loops.kGroup != 1 ||
+      !loops.scalarPerRow || loops.reductions.size() != 1 ||
+      !cast<MemRefType>(a.getType()).isLastDimUnitStride())
+    return false;
+  auto last = aMap.getNumResults()
+                  ? dyn_cast<AffineDimExpr>(aMap.getResults().back())
+                  : nullptr;
+  return last && last.getPosition() == loops.reductions.front();
+}
+
+// Copies rows `readRows` of A, k in [k0, kEnd), into the f32 `panel`
+// [rows][>= kEnd - k0 rounded up to `chunk`], extending `chunk` elements
+// per instruction (vcvtph2ps for f16); the last partial chunk of a row
+// goes element by element (no masked 16-bit loads, which LLVM may
+// scalarize anyway).
+void widenRowPanel(OpBuilder &b, Location loc, Value a, AffineMap aMap,
+                   ArrayRef<Value> dims, const ContractionLoops &loops,
+                   ArrayRef<Value> readRows, Value k0, Value kEnd,
+                   Value panel, int64_t chunk) {
+  Type f32 = b.getF32Type();
+  Type half = loops.operandType;
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value zero = index(0), one = index(1), step = index(chunk);
+  Value length = arith::SubIOp::create(b, loc, kEnd, k0);
+  // Whole chunks end at `length - length mod chunk`.
+  Value wholeEnd = arith::SubIOp::create(
+      b, loc, length, arith::RemUIOp::create(b, loc, length, step));
+  auto halfType = VectorType::get({chunk}, half);
+  auto wideType = VectorType::get({chunk}, f32);
+  unsigned k = loops.reductions.front();
+  for (auto [i, row] : llvm::enumerate(readRows)) {
+    Value rowIndex = index(static_cast<int64_t>(i));
+    auto at = [&](OpBuilder &bb, Location bl, Value kk) {
+      SmallVector<Value> point(dims);
+      point[loops.m] = row;
+      point[k] = arith::AddIOp::create(bb, bl, k0, kk);
+      return operandIndices(bb, bl, aMap, point);
+    };
+    scf::ForOp::create(
+        b, loc, zero, wholeEnd, step, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value kk, ValueRange) {
+          Value narrow =
+              vector::LoadOp::create(bb, bl, halfType, a, at(bb, bl, kk));
+          Value wide = arith::ExtFOp::create(bb, bl, wideType, narrow);
+          vector::StoreOp::create(bb, bl, wide, panel,
+                                  ValueRange{rowIndex, kk});
+          scf::YieldOp::create(bb, bl);
+        });
+    scf::ForOp::create(
+        b, loc, wholeEnd, length, one, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value kk, ValueRange) {
+          Value narrow = memref::LoadOp::create(bb, bl, a, at(bb, bl, kk));
+          Value wide = arith::ExtFOp::create(bb, bl, f32, narrow);
+          memref::StoreOp::create(bb, bl, wide, panel,
+                                  ValueRange{rowIndex, kk});
+          scf::YieldOp::create(bb, bl);
+        });
+  }
+}
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -549,6 +622,19 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return op.emitOpError("needs packed B groups of ") << group;
     bFlat = memref::CollapseShapeOp::create(
         rewriter, loc, packedB, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  }
+  // A widened to f32 once per row tile and K block (widensRowPanel), when
+  // its panel fits in 32 KiB of stack.
+  Value aPanel;
+  if (!panels && !gather && staticK &&
+      widensRowPanel(*loops, aMap, a)) {
+    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
+    int64_t padded = llvm::alignTo(blockK, chunk);
+    if (rows * padded * 4 <= 32 * 1024)
+      aPanel = memref::AllocaOp::create(
+          rewriter, loc,
+          MemRefType::get({rows, padded}, rewriter.getF32Type()),
+          /*alignment=*/rewriter.getI64IntegerAttr(64));
   }
   for (unsigned d : loops->outer) {
     auto loop = scf::ForOp::create(rewriter, loc, zero, sizes[d], one);
@@ -1365,6 +1451,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     };
     SmallVector<Value> init = startAccumulators(
         builder, l, fill, firstBlock, vectorType, rows, loadC);
+    if (aPanel)
+      widenRowPanel(builder, l, a, aMap, dims, *loops, readRows, k0, kEnd,
+                    aPanel, chunk);
     // The reduction nest: K blocks split the outermost reduction dim; the
     // accumulators are carried through every level.
     auto fmaStep = [&](OpBuilder &body, Location bl, ArrayRef<Value> at,
@@ -1388,7 +1477,19 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         Value bVector =
             sharedB ? sharedB
                     : loadB(body, bl, operandIndices(body, bl, bMap, point));
-        Value aVector = sharedA ? sharedA : loadA(body, bl, point);
+        Value aVector;
+        if (sharedA) {
+          aVector = sharedA;
+        } else if (aPanel) {
+          Value kk = arith::SubIOp::create(
+              body, bl, point[loops->reductions.front()], k0);
+          aVector = vector::BroadcastOp::create(
+              body, bl, vectorType,
+              memref::LoadOp::create(body, bl, aPanel,
+                                     ValueRange{rowIndex[i], kk}));
+        } else {
+          aVector = loadA(body, bl, point);
+        }
         next.push_back(multiplyAdd(body, bl, aVector, bVector, acc[i]));
       }
       return next;
