@@ -300,6 +300,13 @@ bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op) {
   return aLast && aLast.getPosition() == loops.reductions.front();
 }
 
+bool widensLanePanel(const ContractionLoops &loops) {
+  return (loops.operandType.isF16() || loops.operandType.isBF16()) &&
+         loops.accumulatorType.isF32() && loops.kGroup == 1 &&
+         loops.laneStride == 1 && !loops.vectorPerRow &&
+         loops.reductions.size() == 1;
+}
+
 namespace {
 
 // The fill of `out` that `op` accumulates onto, when nothing between them
@@ -428,6 +435,60 @@ void widenRowPanel(OpBuilder &b, Location loc, Value a, AffineMap aMap,
           scf::YieldOp::create(bb, bl);
         });
   }
+}
+
+// Copies B[k, n0 : n0 + lanes] for k in [k0, kEnd) into the f32 `panel`
+// [>= kEnd - k0][lanes], extended in registers; lanes past `validLanes`
+// are zero (masked loads, only on the edge tile).
+void widenLanePanel(OpBuilder &b, Location loc, Value bOperand, AffineMap bMap,
+                    ArrayRef<Value> dims, const ContractionLoops &loops,
+                    Value k0, Value kEnd, Value validLanes, Value whole,
+                    Value panel, int64_t lanes) {
+  Type half = loops.operandType;
+  auto halfType = VectorType::get({lanes}, half);
+  auto wideType = VectorType::get({lanes}, b.getF32Type());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  unsigned k = loops.reductions.front();
+  auto fill = [&](OpBuilder &fb, Location fl, bool masked) {
+    Value mask, zeros;
+    if (masked) {
+      mask = vector::CreateMaskOp::create(
+          fb, fl, VectorType::get({lanes}, fb.getI1Type()),
+          ValueRange{validLanes});
+      zeros = arith::ConstantOp::create(
+          fb, fl, halfType,
+          DenseElementsAttr::get(halfType, fb.getFloatAttr(half, 0.0)));
+    }
+    scf::ForOp::create(
+        fb, fl, k0, kEnd, one, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value kk, ValueRange) {
+          SmallVector<Value> point(dims);
+          point[k] = kk;
+          SmallVector<Value> at = operandIndices(bb, bl, bMap, point);
+          Value narrow =
+              masked ? vector::MaskedLoadOp::create(bb, bl, halfType,
+                                                    bOperand, at, mask, zeros)
+                           .getResult()
+                     : vector::LoadOp::create(bb, bl, halfType, bOperand, at)
+                           .getResult();
+          Value wide = arith::ExtFOp::create(bb, bl, wideType, narrow);
+          vector::StoreOp::create(
+              bb, bl, wide, panel,
+              ValueRange{arith::SubIOp::create(bb, bl, kk, k0), zero});
+          scf::YieldOp::create(bb, bl);
+        });
+  };
+  scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &bb, Location bl) {
+        fill(bb, bl, false);
+        scf::YieldOp::create(bb, bl);
+      },
+      [&](OpBuilder &bb, Location bl) {
+        fill(bb, bl, true);
+        scf::YieldOp::create(bb, bl);
+      });
 }
 } // namespace
 
@@ -634,6 +695,20 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       aPanel = memref::AllocaOp::create(
           rewriter, loc,
           MemRefType::get({rows, padded}, rewriter.getF32Type()),
+          /*alignment=*/rewriter.getI64IntegerAttr(64));
+  }
+  // B widened to f32 once per K block and n tile (widensLanePanel) when
+  // the workgroup has several row tiles to share it and the panel fits in
+  // 32 KiB of stack.
+  Value bPanel;
+  std::optional<int64_t> staticM = getConstantIntValue(sizes[loops->m]);
+  if (!panels && !gather && staticK && staticM && *staticM > rows &&
+      widensLanePanel(*loops)) {
+    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
+    if (blockK * lanes * 4 <= 32 * 1024)
+      bPanel = memref::AllocaOp::create(
+          rewriter, loc,
+          MemRefType::get({blockK, lanes}, rewriter.getF32Type()),
           /*alignment=*/rewriter.getI64IntegerAttr(64));
   }
   for (unsigned d : loops->outer) {
@@ -1079,6 +1154,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       vector::StoreOp::create(rewriter, loc, pack.getResult(c), panelSums,
                               ValueRange{index(c * chunk)});
   }
+  if (bPanel)
+    widenLanePanel(rewriter, loc, b, bMap, dims, *loops, k0, kEnd,
+                   validLanes, whole, bPanel, lanes);
   auto mLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->m],
                                   index(rows));
   rewriter.setInsertionPointToStart(mLoop.getBody());
@@ -1467,6 +1545,13 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                         point[loops->reductions.front()], k0),
                                     zero},
                          operandVectorType, operandZeros);
+      else if (bPanel)
+        // Zeros past the valid lanes: no mask needed.
+        sharedB = vector::LoadOp::create(
+            body, bl, vectorType, bPanel,
+            ValueRange{arith::SubIOp::create(
+                           body, bl, point[loops->reductions.front()], k0),
+                       zero});
       else if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)

@@ -85,6 +85,12 @@ llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
+// Whether the "convert" path widens B (16-bit floats, lanes contiguous and
+// shared by all rows, one reduction dim) to f32 once per K block and lane
+// tile, in a stack panel every row tile of the workgroup reads, rather
+// than converting each B vector in every row tile.
+bool widensLanePanel(const ContractionLoops &loops);
+
 // Marks contractions that codegen will run as register tiles.
 inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 

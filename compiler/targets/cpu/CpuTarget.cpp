@@ -81,6 +81,7 @@ FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
                        : info->checkFeatures("+avxvnni");
   choice.hasBf16Dot =
       choice.vectorBits >= 512 && info->checkFeatures("+avx512bf16");
+  choice.hasFp16Arith = info->checkFeatures("+avx512fp16");
   return choice;
 }
 

@@ -35,6 +35,10 @@ struct TargetChoice {
   // (bf16 pairs summed into f32 lanes; AVX512-BF16, 512-bit only here).
   bool hasVnni = false;
   bool hasBf16Dot = false;
+  // Native f16 arithmetic (AVX512-FP16: vaddph, vfmadd231ph, ...). Without
+  // it, f16 values are only stored in 16 bits and computed in f32
+  // (HalfArithmetic.h).
+  bool hasFp16Arith = false;
 
   int64_t f32Lanes() const { return vectorBits / 32; }
   // "avx512", "avx2" or "sse" (for dumps and lit tests).

@@ -34,6 +34,7 @@
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
+#include "compiler/targets/cpu/HalfArithmetic.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/LoopOrder.h"
 #include "compiler/targets/cpu/LoweringConfig.h"
@@ -936,6 +937,17 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   pm.addPass(createCSEPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  if (failed(pm.run(module)))
+    return failure();
+  // 16-bit arithmetic the CPU has no instructions for (bf16 everywhere,
+  // f16 without AVX512-FP16) runs in f32 and rounds once per chain.
+  SmallVector<Type> emulatedHalves = {Float16Type::get(module.getContext())};
+  if (target.hasFp16Arith)
+    emulatedHalves.clear();
+  emulatedHalves.push_back(BFloat16Type::get(module.getContext()));
+  if (failed(widenHalfArithmetic(module, emulatedHalves)))
+    return failure();
+  pm.clear();
   // bf16 arithmetic outside the contraction kernels (a bf16 region's relu,
   // max pooling, bias adds) computes in f32 and rounds back, which the
   // expansion below turns into integer bit operations. Left to LLVM, bf16

@@ -569,6 +569,12 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // longer than that.
   int64_t kTotal = ranges[loops->reductions.front()];
   int64_t operandBytes = loops->operandType.getIntOrFloatBitWidth() / 8;
+  // The convert path widens 16-bit float panels of B to f32 in L1
+  // (ContractionKernel.cpp, widensLanePanel): size K blocks by f32 bytes.
+  bool widenedB = config.native == "convert" && !config.packPanels &&
+                  widensLanePanel(*loops);
+  if (widenedB)
+    operandBytes = 4;
   int64_t kc = std::max<int64_t>(64, 16384 / (lanes * operandBytes));
   // A single row reads each B element once: nothing to keep in L1.
   config.reductionTile = rows > 1 && kTotal > kc + kc / 2 ? kc : 0;
@@ -596,8 +602,8 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);
   int64_t laneTile = std::max<int64_t>(lanes, 64 / lanes * lanes);
-  if (config.gatherB) {
-    // Every workgroup gathers its own B panels, once per K block and lane
+  if (config.gatherB || widenedB) {
+    // Every workgroup gathers (or widens) its own B panels, once per K block and lane
     // tile, for all of its rows: taller tiles (up to 256 output channels)
     // spread a gather over more FMAs, as long as at least 4 workgroups
     // remain for the cores.

@@ -1,0 +1,36 @@
+//===- HalfArithmetic.h - 16-bit float arithmetic computed in f32 -*- C++ -*-===//
+//
+// Kernels outside the contraction tiles (a 16-bit region's bias adds,
+// GELU, residual adds, the rounding epilogues of contractions) do their
+// arithmetic on f16 or bf16 values. A CPU without native 16-bit arithmetic
+// (no AVX512-FP16 for f16; no x86 CPU has bf16 adds) would compute every
+// operation in f32 and round its result back to 16 bits, one conversion
+// pair per operation: a GELU in f16 converted about ten times per vector.
+// Here a chain of such operations is computed in f32 throughout and
+// rounded once, where its value is stored (or leaves the chain), which is
+// both faster and closer to the f32 model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_TARGETS_CPU_HALFARITHMETIC_H
+#define KILN_COMPILER_TARGETS_CPU_HALFARITHMETIC_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::kiln::cpu {
+
+// Rewrites every elementwise arith/math float operation on `halfTypes`
+// (f16 and/or bf16; scalars or vectors) in `module` as the same operation
+// on f32: operands extended, the result rounded back by an `arith.truncf`
+// marked `kiln.widened`. An `arith.extf` to f32 of such a marked rounding
+// reads the f32 value directly, so chains stay in f32. Roundings the IR
+// asked for (casts in the model, a contraction's rounded result) are not
+// marked and stay. Fails only when the rewrite does not converge.
+LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes);
+
+// The attribute marking the roundings `widenHalfArithmetic` inserted.
+inline constexpr llvm::StringLiteral kWidenedAttr = "kiln.widened";
+
+} // namespace mlir::kiln::cpu
+
+#endif // KILN_COMPILER_TARGETS_CPU_HALFARITHMETIC_H
