@@ -18,7 +18,7 @@ namespace {
 const char *kCheckable[] = {"sse4.2", "avx",      "avx2",     "fma",
                             "f16c",   "bmi2",     "avx512f",  "avx512bw",
                             "avx512vl", "avx512dq", "avx512vnni",
-                            "avxvnni",  "avx512bf16"};
+                            "avxvnni",  "avx512bf16", "avx512fp16"};
 
 } // namespace
 

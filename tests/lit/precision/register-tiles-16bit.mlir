@@ -3,10 +3,15 @@
 
 // Contractions of 16-bit operands with f32 accumulators (what the lowering
 // makes of kiln-mixed-precision's matmuls) run as register tiles too: the
-// config says which path ("convert": 16-bit loads extended to f32 in
-// registers, f32 FMAs), and the kernel loads B as vector<32xbf16> (half
-// the bytes of an f32 tile), widens it (bf16: zero-extend and shift by 16;
-// f16: fpext, vcvtph2ps) and keeps the same 8 x vector<32xf32> FMAs.
+// config says which path ("convert": 16-bit values widened to f32, f32
+// FMAs). The kernel widens each K block x 32-lane panel of B once per
+// lane tile (one vector<32xbf16> or vector<32xf16> load per k, bf16:
+// zero-extend and shift by 16; f16: fpext, i.e. vcvtph2ps) into an f32
+// stack panel that every row tile of the workgroup reads, and each row
+// tile's 8 rows of A once per K block, 16 elements per conversion, into a
+// second f32 panel; the inner loop is then the f32 one (an f32 B vector,
+// a broadcast f32 A scalar, 8 x vector<32xf32> FMAs), with no per-FMA
+// scalar 16-bit load and conversion of A.
 // Mixed operand types are not register-tiled.
 
 // CONFIG-LABEL: func.func private @dispatch_0(
@@ -19,21 +24,35 @@
 // KERNEL-LABEL: llvm.func internal @dispatch_0_impl(
 // (bf16 memory accesses are i16 ones with bitcasts, which LLVM folds: see
 // bf16-arith-in-f32.test.)
+// The B panel: 32 lanes per k, widened and stored as f32.
 // KERNEL: %[[B:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<32xi16>
 // KERNEL-NEXT: %[[BB:.*]] = llvm.bitcast %[[B]] : vector<32xi16> to vector<32xbf16>
 // KERNEL-NEXT: %[[BI:.*]] = llvm.bitcast %[[BB]] : vector<32xbf16> to vector<32xi16>
 // KERNEL-NEXT: %[[BZ:.*]] = llvm.zext %[[BI]] : vector<32xi16> to vector<32xi32>
 // KERNEL-NEXT: %[[BS:.*]] = llvm.shl %[[BZ]], %{{.*}} : vector<32xi32>
 // KERNEL-NEXT: %[[BF:.*]] = llvm.bitcast %[[BS]] : vector<32xi32> to vector<32xf32>
-// KERNEL: llvm.load %{{.*}} : !llvm.ptr -> i16
-// KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[BF]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// Edges: masked 16-bit loads.
-// KERNEL: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xi16>) -> vector<16xi16>
+// KERNEL: llvm.store %[[BF]], %{{.*}} : vector<32xf32>, !llvm.ptr
+// Edge lane tiles: masked 16-bit loads, zeros past the valid lanes.
+// KERNEL: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xi16>) -> vector<32xi16>
+// The A panel: 16 elements of a row per conversion.
+// KERNEL: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<16xi16>
+// KERNEL: llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
+// The inner loop reads f32 panels only.
+// KERNEL: %[[BP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
+// KERNEL-NOT: i16
+// KERNEL: llvm.load %{{.*}} : !llvm.ptr -> f32
+// KERNEL-NOT: i16
+// KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[BP]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // KERNEL-LABEL: llvm.func internal @dispatch_1_impl(
 // KERNEL: %[[H:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<32xf16>
 // KERNEL-NEXT: %[[HF:.*]] = llvm.fpext %[[H]] : vector<32xf16> to vector<32xf32>
-// KERNEL: llvm.fpext %{{.*}} : f16 to f32
-// KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[HF]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// KERNEL: llvm.store %[[HF]], %{{.*}} : vector<32xf32>, !llvm.ptr
+// KERNEL: %[[A:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<16xf16>
+// KERNEL-NEXT: %[[AF:.*]] = llvm.fpext %[[A]] : vector<16xf16> to vector<16xf32>
+// KERNEL: llvm.store %[[AF]], %{{.*}} : vector<16xf32>, !llvm.ptr
+// KERNEL: %[[HP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
+// KERNEL-NOT: f16
+// KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[HP]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 module {
   func.func private @dispatch_0(%a: tensor<64x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<64x256xbf16> attributes {kiln.dispatch} {
     %cst = arith.constant 0.0 : f32
