@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""int8 depthwise convolutions on the depthwise kernels (vpdpbusd and
-vpmaddwd tap groups), checked against onnxruntime (never against Kiln).
+"""Depthwise convolutions on the depthwise kernels (int8: vpdpbusd and
+vpmaddwd tap groups; f32, bf16 and fp16: FMA tiles), checked against
+onnxruntime (never against Kiln).
 
 One model with a depthwise Conv -> Relu per branch, batch 2, shapes the
 kernel finds hardest (channel counts that are no multiple of 16, odd
@@ -11,6 +12,8 @@ planes, strides 1 and 2, 3x3 and 5x5, asymmetric pads):
   dw_d  5x5 s2 pads 2, 17 ch, 14x14 -> 7x7
   dw_e  3x3 s1 pads 1, 9 ch, 56x56
   dw_f  3x3 s2 pads (0, 0, 1, 1), 7 ch, 56x56 -> 28x28
+  dw_g  3x3 s1 pads 1, 11 ch, 29x29 (a prime row count: the f32 row
+        tiles' last group of rows moves back)
 onnxruntime's quantize_static writes the QDQ model (uint8 activations with
 non-zero zero points, so the padding is the zero point; int8 per-channel
 weights). Kiln compiles that same model under
@@ -25,7 +28,13 @@ onnxruntime's on the same QDQ model (the integer sums are exact; only a
 requantization tie may round the other way). The dump must show every
 depthwise dispatch with `strategy = "depthwise"` and the expected path.
 The fp32 model (native, x86-64-v3) must be within 1e-4 + 1e-4 max|ort| of
-onnxruntime fp32.
+onnxruntime fp32, and so must x86-64-v4's; all three with every
+depthwise dispatch on "fma" depthwise tiles. The --precision=bf16 and
+--precision=fp16 builds (depthwise "fma" tiles on 16-bit planes: bf16
+widened by a shift at stride 2, otherwise the plane widened once per
+channel) must be within 0.01 and 0.002 of max|ort| of onnxruntime fp32
+(roundings of the input, weights and output to 8 / 11 significant bits;
+measured about half of that).
 
 Prints one line per check and ends with 'N passed, N failed'; exit status 1
 when anything failed.
@@ -55,6 +64,7 @@ CONVS = [
     ("dw_d", 17, (14, 14), 5, 2, (2, 2, 2, 2)),
     ("dw_e", 9, (56, 56), 3, 1, (1, 1, 1, 1)),
     ("dw_f", 7, (56, 56), 3, 2, (0, 0, 1, 1)),
+    ("dw_g", 11, (29, 29), 3, 1, (1, 1, 1, 1)),
 ]
 BATCH = 2
 OUTPUTS = [c[0] + "_out" for c in CONVS]
@@ -109,7 +119,7 @@ def conv_configs(dump):
     for header, nodes, config in dispatches(dump):
         if "[reduction]" in header:
             for name in nodes:
-                if re.fullmatch(r"dw_[a-f]", name):
+                if re.fullmatch(r"dw_[a-g]", name):
                     configs.setdefault(name, config)
     return configs
 
@@ -164,23 +174,38 @@ def main():
                       f"{diff:.6g} = {diff / scale:.3f} units of {scale:.6g} "
                       f"({int(np.count_nonzero(g != w))} of {w.size} differ)")
 
-    # fp32: the contraction kernel's row tiles (the f32 flat grid is not
-    # chosen, see DepthwiseKernel.h), same shapes.
+    # fp32, bf16 and fp16: the "fma" depthwise tiles (rows of several
+    # output rows, or the flat grid on small planes), same shapes.
     inputs = sample(np.random.default_rng(5))
     session = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"])
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
-    for label, flags in [("native", ["--cpu=native"]), ("x86-64-v3", ["--cpu=x86-64-v3"])]:
+    float_configs = [
+        ("native", ["--cpu=native"], 1e-4, 1e-4),
+        ("x86-64-v4", ["--cpu=x86-64-v4"], 1e-4, 1e-4),
+        ("x86-64-v3", ["--cpu=x86-64-v3"], 1e-4, 1e-4),
+        ("bf16 x86-64-v4", ["--cpu=x86-64-v4", "--precision=bf16"], 0, 0.01),
+        ("bf16 x86-64-v3", ["--cpu=x86-64-v3", "--precision=bf16"], 0, 0.01),
+        ("fp16 x86-64-v4", ["--cpu=x86-64-v4", "--precision=fp16"], 0, 0.002),
+    ]
+    for label, flags, atol, rtol in float_configs:
         try:
-            dump, got = compile_and_run(args, fp32, flags, f"fp32_{label}", inputs, OUTPUTS)
+            dump, got = compile_and_run(args, fp32, flags,
+                                        "float_" + label.replace(" ", "_"), inputs, OUTPUTS)
         except (RuntimeError, compare_with_ort.KilnRunError) as e:
-            check(False, f"fp32 [{label}]: {e}")
+            check(False, f"float [{label}]: {e}")
             continue
+        found = conv_configs(dump)
+        on_path = [n for n, l in found.items()
+                   if 'strategy = "depthwise"' in l and 'native = "fma"' in l]
+        check(len(on_path) == len(CONVS),
+              f"float [{label}]: {len(on_path)} of {len(CONVS)} depthwise dispatches "
+              f"on 'fma' depthwise tiles ({sorted(set(found) - set(on_path))} not)")
         for name in sorted(want):
             g, w = got.get(name), want[name]
-            diff = float(np.max(np.abs(g - w))) if g is not None and g.shape == w.shape \
-                else float("inf")
-            bound = 1e-4 + 1e-4 * float(np.max(np.abs(w)))
-            check(diff <= bound, f"fp32 [{label}] {name} {w.shape}: max|kiln - ort| = "
+            diff = float(np.max(np.abs(g.astype(np.float64) - w))) \
+                if g is not None and g.shape == w.shape else float("inf")
+            bound = atol + rtol * float(np.max(np.abs(w)))
+            check(diff <= bound, f"float [{label}] {name} {w.shape}: max|kiln - ort| = "
                   f"{diff:.3g} (<= {bound:.3g})")
 
     print(f"{check.passed} passed, {check.failed} failed")

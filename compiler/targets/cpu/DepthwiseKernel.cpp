@@ -41,7 +41,9 @@ FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
   if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
       c->scalarPerRow)
     return failure();
-  if (!(c->operandType.isF32() ||
+  bool floats = c->operandType.isF32() || c->operandType.isBF16() ||
+                c->operandType.isF16();
+  if (!((floats && c->accumulatorType.isF32()) ||
         (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
     return failure();
   DepthwiseLoops loops;
@@ -112,6 +114,14 @@ int64_t depthwiseGroup(StringRef native) {
   return 1;
 }
 
+int64_t depthwisePhases(StringRef native, int64_t stride) {
+  // fma reads every other element of a double-width load at stride 2 and
+  // keeps its lanes in pixel order: one phase at either stride.
+  if (native == "fma")
+    return stride == 1 || stride == 2 ? 1 : 0;
+  return depthwiseGroup(native) / stride;
+}
+
 std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
                                                  const TargetChoice &target) {
   FailureOr<DepthwiseLoops> loops = matchDepthwise(op);
@@ -135,15 +145,15 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
   if (loops->operandType.isInteger(8)) {
     tile.native = target.hasVnni ? "vnni" : "pmaddwd";
   } else {
-    // f32 stays on the contraction kernel's row tiles: the flat grid
-    // ("fma", which a hand-set configuration may still ask for) was
-    // measured slower on the small planes it was meant for (960 channels
-    // of 7x7: 40 us against 27 us per run, paired, 1 thread) and equal on
-    // 14x14: the grid copy and the masked last tile cost more than the
-    // idle lanes they save.
-    return std::nullopt;
+    // f32: one FMA per tap and vector. Against the contraction kernel's
+    // row tiles (which ran f32 depthwise convs before) this takes several
+    // small planes per workgroup, runs the bias/activation epilogue over
+    // whole planes and, on small planes, tiles the flat grid: paired, 1
+    // thread, Conv+Clip, Zen 4: 96x28x28 0.35x, 384x14x14 0.29x, 960x7x7
+    // 0.49x the time of the row tiles (docs/design.md).
+    tile.native = "fma";
   }
-  int64_t unit = depthwiseGroup(tile.native) / s * chunk;
+  int64_t unit = depthwisePhases(tile.native, s) * chunk;
   if (unit == 0)
     return std::nullopt;
   auto tileFor = [&](int64_t count) {
@@ -163,6 +173,36 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
   bool flatFits = ceilTo(grid, flatTile) * 4 <= 64 * 1024;
   tile.flat = flatFits && flatUse > rowsUse;
   tile.pixels = tile.flat ? flatTile : rowsTile;
+  if (tile.native == "fma") {
+    // One FMA chain per accumulator, 4 cycles each: about 8 chains keep
+    // both FMA pipes busy (4 with 16 vector registers, which also hold
+    // the weights). Flat tiles take up to that many vectors, as long as
+    // the grid rounds up no further; row tiles take several output rows,
+    // the last group moved back to end at OH as the last column tile is.
+    int64_t chains = target.vectorRegisters >= 32 ? 8 : 4;
+    if (tile.flat) {
+      int64_t rounded = ceilTo(grid, flatTile);
+      for (int64_t blocks = 2; blocks <= chains; ++blocks)
+        if (ceilTo(grid, blocks * unit) <= rounded)
+          tile.pixels = blocks * unit;
+    } else {
+      // A group of r rows x b blocks costs about max(chains, r b) FMA
+      // latencies per tap (fewer accumulators than chains leave the pipes
+      // idle); the fewest in all, then the fewest rows computed.
+      int64_t blocks = tile.pixels / unit;
+      auto cost = [&](int64_t r) {
+        return std::pair((oh + r - 1) / r * std::max(chains, r * blocks),
+                         ceilTo(oh, r));
+      };
+      int64_t best = 1;
+      for (int64_t r = 2; r <= std::min(oh, std::max<int64_t>(
+                                                 1, chains / blocks));
+           ++r)
+        if (cost(r) <= cost(best))
+          best = r;
+      tile.rows = best;
+    }
+  }
   return tile;
 }
 
@@ -214,11 +254,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       integer != (native != "fma"))
     return op.emitOpError("the depthwise path '")
            << native << "' does not take " << loops->operandType
-           << " operands (vnni and pmaddwd take i8, fma f32)";
-  if (group % s != 0)
+           << " operands (vnni and pmaddwd take i8, fma f32, bf16 or f16)";
+  int64_t phases = depthwisePhases(native, s);
+  if (phases == 0 || (native != "fma" && group % s != 0))
     return op.emitOpError("the depthwise path '")
            << native << "' cannot run stride " << s;
-  int64_t phases = group / s;
   int64_t chunk = std::max<int64_t>(vectorBits / 32, 4);
   int64_t unit = phases * chunk;
   if (tile.pixels < unit || tile.pixels % unit != 0)
@@ -226,6 +266,12 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
            << tile.pixels << " must be a multiple of " << unit
            << " (phases x vector lanes)";
   int64_t blocks = tile.pixels / unit;
+  // Output rows per tile (rows mode): their blocks are `pitch` pixels
+  // apart on the flat grid.
+  int64_t rowBlocks = tile.rows;
+  if (rowBlocks < 1 || (tile.flat && rowBlocks != 1))
+    return op.emitOpError("depthwise tile rows ")
+           << rowBlocks << " must be 1 on the flat grid and at least 1";
 
   Value x = op.getDpsInputOperand(loops->input)->get();
   Value w = op.getDpsInputOperand(loops->filter)->get();
@@ -244,6 +290,9 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t kh = ranges[loops->kh], kw = ranges[loops->kw];
   if (llvm::any_of(ArrayRef<int64_t>{oh, ow, kh, kw}, ShapedType::isDynamic))
     return op.emitOpError("needs static planes for depthwise tiles");
+  if (rowBlocks > oh)
+    return op.emitOpError("depthwise tile rows ")
+           << rowBlocks << " exceed the " << oh << " output rows";
 
   // The output must start from a fill: the accumulators start from its
   // value (the phases hold pixels out of order, so C is never loaded).
@@ -271,9 +320,28 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
        i32 = rewriter.getI32Type();
   auto accType = VectorType::get({chunk}, acc);
-  // Elements one load reads: `group` per lane.
-  int64_t loadLen = chunk * group;
-  auto loadType = VectorType::get({loadLen}, elt);
+  if (cast<MemRefType>(c.getType()).getElementType() != acc)
+    return op.emitOpError("depthwise tiles store ")
+           << acc << " accumulators: the output must be " << acc;
+  // 16-bit float planes are widened to f32 once per channel into a stack
+  // copy, which every tap then reads: one conversion per input element
+  // rather than one per tap (KH x KW per output). Except bf16 at stride 2:
+  // a 32-bit lane of the plane holds the tap in its low half, and a bf16
+  // is the top half of its f32, so one shift per tap widens exactly the
+  // elements the lanes need (the f32 path's even-lane permute goes too).
+  bool bf16Pairs = native == "fma" && elt.isBF16() && s == 2;
+  bool widen = !integer && !elt.isF32() && !bf16Pairs;
+  Type f32 = rewriter.getF32Type();
+  Type dataElt = widen ? f32 : elt;
+  int64_t planeStatic = (xType.getDimSize(rank - 2) - 1) * pitch +
+                        xType.getDimSize(rank - 1);
+  if (widen && (xType.isDynamicDim(rank - 2) || xType.isDynamicDim(rank - 1)))
+    return op.emitOpError("needs static planes for depthwise tiles");
+  // Elements one load reads: `group` per lane (fma: `s` per lane, of which
+  // the first is the tap).
+  bool wideFma = native == "fma" && s == 2;
+  int64_t loadLen = wideFma ? chunk * 2 : chunk * group;
+  auto loadType = VectorType::get({loadLen}, dataElt);
   auto loadMaskType = VectorType::get({loadLen}, rewriter.getI1Type());
   int64_t groupsPerRow = (kw + group - 1) / group;
   int64_t grid = (oh - 1) * pitch + ow;
@@ -283,6 +351,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   if (tile.flat)
     gridBuffer = memref::AllocaOp::create(
         rewriter, loc, MemRefType::get({gridTiles * tile.pixels}, acc),
+        rewriter.getI64IntegerAttr(64));
+  Value widePlane;
+  if (widen)
+    widePlane = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({planeStatic}, f32),
         rewriter.getI64IntegerAttr(64));
 
   SmallVector<Value> dims(op.getNumLoops(), index(rewriter, 0));
@@ -321,6 +394,40 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                              ShapedType::kDynamic, {1})),
       meta.getBaseBuffer(), OpFoldResult(start), {OpFoldResult(planeLen)},
       {rewriter.getIndexAttr(1)});
+  if (widen) {
+    // The plane widened to f32: whole vectors, then a masked tail.
+    auto narrowType = VectorType::get({chunk}, elt);
+    auto wideType = VectorType::get({chunk}, f32);
+    int64_t whole = planeStatic / chunk * chunk;
+    if (whole > 0) {
+      auto copy = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
+                                     index(rewriter, whole),
+                                     index(rewriter, chunk));
+      OpBuilder::InsertionGuard copyGuard(rewriter);
+      rewriter.setInsertionPointToStart(copy.getBody());
+      Value i = copy.getInductionVar();
+      Value v = vector::LoadOp::create(rewriter, loc, narrowType, plane,
+                                       ValueRange{i});
+      vector::StoreOp::create(rewriter, loc,
+                              arith::ExtFOp::create(rewriter, loc, wideType, v),
+                              widePlane, ValueRange{i});
+    }
+    if (whole < planeStatic) {
+      Value at = index(rewriter, whole);
+      Value mask = vector::CreateMaskOp::create(
+          rewriter, loc, VectorType::get({chunk}, rewriter.getI1Type()),
+          ValueRange{index(rewriter, planeStatic - whole)});
+      Value v = vector::MaskedLoadOp::create(
+          rewriter, loc, narrowType, plane, ValueRange{at}, mask,
+          arith::ConstantOp::create(
+              rewriter, loc, narrowType,
+              DenseElementsAttr::get(narrowType, rewriter.getZeroAttr(elt))));
+      vector::MaskedStoreOp::create(
+          rewriter, loc, widePlane, ValueRange{at}, mask,
+          arith::ExtFOp::create(rewriter, loc, wideType, v));
+    }
+    plane = widePlane;
+  }
 
   // The weights, one broadcast group per filter row and group of `group`
   // columns (zero past KW), and for vnni 128 * their sum.
@@ -349,8 +456,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         taps.push_back(tap);
       }
       if (native == "fma") {
+        Value tap = taps[0];
+        if (!elt.isF32())
+          tap = arith::ExtFOp::create(rewriter, loc, f32, tap);
         weights.push_back(
-            vector::BroadcastOp::create(rewriter, loc, accType, taps[0]));
+            vector::BroadcastOp::create(rewriter, loc, accType, tap));
         continue;
       }
       Value bytes = vector::FromElementsOp::create(
@@ -386,30 +496,46 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         DenseElementsAttr::get(loadType, rewriter.getIntegerAttr(i8, -128)));
   Value loadZeros = arith::ConstantOp::create(
       rewriter, loc, loadType,
-      DenseElementsAttr::get(loadType, rewriter.getZeroAttr(elt)));
+      DenseElementsAttr::get(loadType, rewriter.getZeroAttr(dataElt)));
 
   // The last element a tile starting at input element e reads is
   // e + lastRead; tiles with e <= planeLen - 1 - lastRead need no masks.
-  int64_t lastRead = s * ((blocks - 1) * unit + phases - 1) +
+  int64_t lastRead = s * ((rowBlocks - 1) * pitch + (blocks - 1) * unit +
+                          phases - 1) +
                      (kh - 1) * pitch + (groupsPerRow - 1) * group +
                      loadLen - 1;
 
-  // One tile: `blocks` x `phases` accumulators of `chunk` lanes for the
-  // pixels whose first input element is `e` (output pixels in order,
-  // `unit` per block), returned in pixel order, one vector of `unit`
-  // lanes per block.
+  // One tile: `rowBlocks` x `blocks` x `phases` accumulators of `chunk`
+  // lanes for the pixels whose first input element is `e` (output pixels
+  // in order, `unit` per block, rows `pitch` pixels apart), returned in
+  // pixel order, one vector of `unit` lanes per row and block. The rows'
+  // loads of shared input rows are the same ops (CSE keeps one).
+  int64_t tileBlocks = rowBlocks * blocks;
+  // The last tile's first input element: a masked tile's loads that end
+  // inside the plane even from there need no mask.
+  int64_t lastStart =
+      tile.flat ? s * ((grid - 1) / tile.pixels * tile.pixels)
+                : s * ((oh - rowBlocks) * pitch +
+                       (ow >= tile.pixels ? ow - tile.pixels : 0));
+  bool staticPlane =
+      !xType.isDynamicDim(rank - 2) && !xType.isDynamicDim(rank - 1);
   auto computeTile = [&](OpBuilder &b, Value e, bool masked) {
-    SmallVector<Value> accs(blocks * phases, accStart);
+    SmallVector<Value> accs(tileBlocks * phases, accStart);
     for (int64_t r = 0; r < kh; ++r)
       for (int64_t j = 0; j < groupsPerRow; ++j) {
         Value weight = weights[r * groupsPerRow + j];
-        for (int64_t blk = 0; blk < blocks; ++blk)
+        for (int64_t tb = 0; tb < tileBlocks; ++tb)
           for (int64_t p = 0; p < phases; ++p) {
+            int64_t rb = tb / blocks, blk = tb % blocks;
             Value at = arith::AddIOp::create(
                 b, loc, e,
-                index(b, s * (blk * unit + p) + r * pitch + j * group));
+                index(b, s * (rb * pitch + blk * unit + p) + r * pitch +
+                             j * group));
             Value data;
-            if (masked) {
+            int64_t offset =
+                s * (rb * pitch + blk * unit + p) + r * pitch + j * group;
+            if (masked &&
+                !(staticPlane && lastStart + offset + loadLen <= planeStatic)) {
               Value left = arith::SubIOp::create(b, loc, planeLen, at);
               Value mask = vector::CreateMaskOp::create(b, loc, loadMaskType,
                                                         ValueRange{left});
@@ -420,8 +546,28 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
               data = vector::LoadOp::create(b, loc, loadType, plane,
                                             ValueRange{at});
             }
-            Value &sum = accs[blk * phases + p];
-            if (native == "fma") {
+            Value &sum = accs[tb * phases + p];
+            if (bf16Pairs) {
+              Value words = vector::BitCastOp::create(
+                  b, loc, VectorType::get({chunk}, i32), data);
+              Value high = arith::ShLIOp::create(
+                  b, loc, words,
+                  arith::ConstantOp::create(
+                      b, loc,
+                      DenseElementsAttr::get(VectorType::get({chunk}, i32),
+                                             b.getIntegerAttr(i32, 16))));
+              Value taps = vector::BitCastOp::create(b, loc, accType, high);
+              sum = vector::FMAOp::create(b, loc, weight, taps, sum);
+            } else if (wideFma) {
+              // Lane i's tap is element 2 i: one permute of the even ones
+              // (vpermt2ps on AVX-512).
+              SmallVector<int64_t> evens;
+              for (int64_t i = 0; i < chunk; ++i)
+                evens.push_back(2 * i);
+              Value taps =
+                  vector::ShuffleOp::create(b, loc, data, data, evens);
+              sum = vector::FMAOp::create(b, loc, weight, taps, sum);
+            } else if (native == "fma") {
               sum = vector::FMAOp::create(b, loc, weight, data, sum);
             } else if (native == "vnni") {
               Value flipped = arith::XOrIOp::create(b, loc, data, flip);
@@ -449,8 +595,8 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       }
     // Phase p holds pixels p, p + P, p + 2P, ...: interleave back.
     SmallVector<Value> out;
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      ArrayRef<Value> ph(accs.data() + blk * phases, phases);
+    for (int64_t tb = 0; tb < tileBlocks; ++tb) {
+      ArrayRef<Value> ph(accs.data() + tb * phases, phases);
       if (phases == 1)
         out.push_back(ph[0]);
       else if (phases == 2)
@@ -482,11 +628,17 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   };
   auto unitMaskType = VectorType::get({unit}, rewriter.getI1Type());
   if (!tile.flat) {
-    // Row by row: tiles of one output row, stored straight into C.
+    // Row by row: tiles of `rowBlocks` output rows, stored straight into
+    // C; the last group of rows moves back to end at OH (recomputing a few
+    // rows) when OH is not a multiple.
     auto rows = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
-                                   index(rewriter, oh), index(rewriter, 1));
+                                   index(rewriter, oh),
+                                   index(rewriter, rowBlocks));
     rewriter.setInsertionPointToStart(rows.getBody());
     Value row = rows.getInductionVar();
+    if (oh % rowBlocks != 0)
+      row = arith::MinSIOp::create(rewriter, loc, row,
+                                   index(rewriter, oh - rowBlocks));
     auto cols = scf::ForOp::create(rewriter, loc, index(rewriter, 0),
                                    index(rewriter, ow),
                                    index(rewriter, tile.pixels));
@@ -508,9 +660,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         index(rewriter, s));
     guarded(rewriter, e, [&](OpBuilder &b, bool masked) {
       SmallVector<Value> out = computeTile(b, e, masked);
-      for (int64_t blk = 0; blk < blocks; ++blk) {
+      for (int64_t tb = 0; tb < tileBlocks; ++tb) {
+        int64_t rb = tb / blocks, blk = tb % blocks;
         SmallVector<Value> at(dims);
-        at[loops->oh] = row;
+        at[loops->oh] =
+            rb == 0 ? row : arith::AddIOp::create(b, loc, row, index(b, rb));
         at[loops->ow] = arith::AddIOp::create(b, loc, col,
                                               index(b, blk * unit));
         SmallVector<Value> cAt = indicesAt(b, loc, cMap, at);
@@ -519,7 +673,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         // it are dropped.
         int64_t first = blk * unit;
         if (overlapLast || (ow <= tile.pixels && first + unit <= ow)) {
-          vector::StoreOp::create(b, loc, out[blk], c, cAt);
+          vector::StoreOp::create(b, loc, out[tb], c, cAt);
           continue;
         }
         if (ow <= tile.pixels && first >= ow)
@@ -530,7 +684,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             b, loc, c, cAt,
             vector::CreateMaskOp::create(b, loc, unitMaskType,
                                          ValueRange{left}),
-            out[blk]);
+            out[tb]);
       }
     });
   } else {

@@ -27,7 +27,12 @@
 //    accumulators start 128 * sum(w) lower.
 //  - "pmaddwd" (g = 2): x sign-extended to i16, pairs of taps per 32-bit
 //    lane (AVX2, or AVX-512 without VNNI), P = 2 / s.
-//  - "fma" (f32, g = 1, stride 1): one FMA per tap and vector.
+//  - "fma" (f32 sums, g = 1, P = 1): one FMA per tap and vector. At
+//    stride 2 a load of 2 L elements and its even lanes (one vpermt2ps).
+//    bf16 and f16 operands (--precision): each plane is widened to f32
+//    once into a stack copy, except bf16 at stride 2, whose 32-bit lanes
+//    hold the tap in the low half: shifted left by 16 they are the f32
+//    taps (one shift per tap, no permute).
 // The weight groups are broadcast once per channel. No shuffle is needed
 // to build the tap groups: overlapping loads do it.
 //
@@ -36,7 +41,11 @@
 // flat grid ("flat": (OH - 1) * Wp + OW pixels in tiles that span rows,
 // stored into a stack grid and copied out row by row), which keeps lanes
 // busy on small planes (7x7, 14x14) where a row is shorter than a vector
-// tile. Loads past the plane's last element are masked.
+// tile. Row tiles may take several output rows ("tile_rows" R, f32): R x
+// blocks accumulators (about 8 FMA chains on AVX-512, 4 on AVX2), the
+// rows' shared input loads are one op each, and the last group of rows
+// moves back to end at OH. Loads that may pass the plane's last element
+// are masked (in the last tiles only, and only those loads).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_TARGETS_CPU_DEPTHWISEKERNEL_H
@@ -71,18 +80,20 @@ struct DepthwiseTile {
   std::string native;   // "vnni", "pmaddwd" or "fma"
   int64_t pixels = 0;   // output pixels per tile (whole vector groups)
   bool flat = false;    // tiles span rows of the flat grid
+  int64_t rows = 1;     // output rows per tile (rows mode)
 };
 
-// Tap-group size and phases of a path at a stride: g and P = g / s.
+// Tap-group size of a path: g.
 int64_t depthwiseGroup(llvm::StringRef native);
+// Phases of a path at a stride: P = g / s for the integer paths, 1 for fma
+// (0: the path cannot run that stride).
+int64_t depthwisePhases(llvm::StringRef native, int64_t stride);
 
 // The kernel the backend picks for a depthwise `op` (on tensors, static
 // shapes) on `target`, or nullopt when the contraction kernel should run
 // it: int8 takes "vnni" where the target has it, else "pmaddwd" on
-// 256-bit vectors or wider, on whichever of row tiles and the flat grid
-// keeps more lanes busy; f32 is left to the contraction kernel (the flat
-// "fma" grid measured slower there; a hand-set configuration may ask for
-// it).
+// 256-bit vectors or wider; f32, bf16 and f16 with f32 sums take "fma";
+// on whichever of row tiles and the flat grid keeps more lanes busy.
 std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
                                                  const TargetChoice &target);
 

@@ -718,7 +718,8 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
   });
   if (convs.empty())
     return kernel.emitError("bufferization lost the depthwise convolution");
-  DepthwiseTile tile{config.native, config.pixelTile, config.flatPlane};
+  DepthwiseTile tile{config.native, config.pixelTile, config.flatPlane,
+                     config.pixelRows};
   IRRewriter rewriter(kernel.getContext());
   for (linalg::LinalgOp op : convs)
     if (failed(emitDepthwiseKernel(rewriter, op, tile, target.vectorBits)))

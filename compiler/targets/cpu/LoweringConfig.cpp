@@ -61,13 +61,17 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
         b.getNamedAttr("pixel_tile", b.getI64IntegerAttr(pixelTile)));
     entries.push_back(b.getNamedAttr(
         "plane", b.getStringAttr(flatPlane ? "flat" : "rows")));
+    if (pixelRows > 1)
+      entries.push_back(
+          b.getNamedAttr("tile_rows", b.getI64IntegerAttr(pixelRows)));
   }
   return b.getDictionaryAttr(entries);
 }
 
 namespace {
 
-// The depthwise strategy's keys: native, pixel_tile, plane.
+// The depthwise strategy's keys: native, pixel_tile, plane, and
+// optionally tile_rows.
 LogicalResult readDepthwiseConfig(func::FuncOp dispatch, DictionaryAttr dict,
                                   LoweringConfig &config) {
   auto native = dict.getAs<StringAttr>("native");
@@ -86,6 +90,16 @@ LogicalResult readDepthwiseConfig(func::FuncOp dispatch, DictionaryAttr dict,
     return dispatch.emitError("the depthwise strategy needs 'plane' = "
                               "\"rows\" or \"flat\"");
   config.flatPlane = plane.getValue() == "flat";
+  if (Attribute rows = dict.get("tile_rows")) {
+    auto value = dyn_cast<IntegerAttr>(rows);
+    if (!value || value.getInt() < 1 || value.getInt() > 64)
+      return dispatch.emitError("the depthwise strategy's 'tile_rows' must "
+                                "be an integer in 1..64");
+    if (value.getInt() > 1 && config.flatPlane)
+      return dispatch.emitError("the depthwise strategy's 'tile_rows' needs "
+                                "plane = \"rows\"");
+    config.pixelRows = value.getInt();
+  }
   return success();
 }
 
@@ -498,6 +512,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
         config.native = dw->native;
         config.pixelTile = dw->pixels;
         config.flatPlane = dw->flat;
+        config.pixelRows = dw->rows;
         return config;
       }
     }

@@ -32,7 +32,7 @@
 //    so LLVM's loop vectorizer emits vector code (LoopOrder.h);
 //  - "depthwise": a depthwise convolution runs as DepthwiseKernel.h's
 //    flat-plane tiles, `{native = "vnni" | "pmaddwd" | "fma", pixel_tile =
-//    N, plane = "rows" | "flat"}`;
+//    N, plane = "rows" | "flat"[, tile_rows = R]}`;
 //  - "scalar": loops as lowered (a reference for debugging).
 // The root op is the one producing the dispatch's first result; it is
 // tiled into workgroups by `workgroup_tile` (0 = not split), its producers
@@ -81,6 +81,10 @@ struct LoweringConfig {
   // tiles span the rows of the flat plane; the path is in `native`.
   int64_t pixelTile = 0;
   bool flatPlane = false;
+  // Depthwise only: output rows per tile when tiles walk rows (`tile_rows`
+  // in the attribute, written when above 1): more independent FMA chains
+  // for f32, and input rows the rows share are loaded once.
+  int64_t pixelRows = 1;
   // Contraction only: B is a convolution's im2col columns, computed by a
   // gather generic (ImplicitGemm.h), and the kernel gathers each K block x
   // lane tile panel of B straight from the conv input, padding as bounds

@@ -25,6 +25,40 @@ func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes 
 
 // -----
 
+// expected-error @+1 {{the depthwise strategy's 'tile_rows' must be an integer in 1..64}}
+func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "fma", pixel_tile = 64 : i64, plane = "rows", strategy = "depthwise", tile_rows = 0 : i64, workgroup_tile = array<i64: 0>}} {
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{the depthwise strategy's 'tile_rows' needs plane = "rows"}}
+func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "fma", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise", tile_rows = 2 : i64, workgroup_tile = array<i64: 0>}} {
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+#x1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d2 + d5, d3 + d6)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// More tile rows than the plane has.
+func.func private @dispatch_0(%x: tensor<1x8x1x9x9xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x7x7xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 8 : i64, workgroup_tile = array<i64: 0, 1, 0, 0, 0, 0, 0>}} {
+  %c0 = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<1x8x7x7xf32>
+  %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  // expected-error @+1 {{depthwise tile rows 8 exceed the 7 output rows}}
+  %2 = linalg.generic {indexing_maps = [#x1, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x8x1x9x9xf32>, tensor<8x1x3x3xf32>) outs(%1 : tensor<1x8x7x7xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %7 = arith.mulf %in, %in_2 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1x8x7x7xf32>
+  return %2 : tensor<1x8x7x7xf32>
+}
+
+// -----
+
 // expected-error @+1 {{the lowering config asks for depthwise tiles but the dispatch has no depthwise convolution they apply to}}
 func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "fma", pixel_tile = 64 : i64, plane = "rows", strategy = "depthwise", workgroup_tile = array<i64: 0>}} {
   return %arg0 : tensor<4xf32>
@@ -41,7 +75,7 @@ func.func private @dispatch_0(%x: tensor<1x8x1x9x9xf32>, %w: tensor<8x1x3x3xf32>
   %c0 = arith.constant 0.0 : f32
   %0 = tensor.empty() : tensor<1x8x7x7xf32>
   %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
-  // expected-error @+1 {{the depthwise path 'vnni' does not take 'f32' operands (vnni and pmaddwd take i8, fma f32)}}
+  // expected-error @+1 {{the depthwise path 'vnni' does not take 'f32' operands (vnni and pmaddwd take i8, fma f32, bf16 or f16)}}
   %2 = linalg.generic {indexing_maps = [#x1, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x8x1x9x9xf32>, tensor<8x1x3x3xf32>) outs(%1 : tensor<1x8x7x7xf32>) {
   ^bb0(%in: f32, %in_2: f32, %out: f32):
     %7 = arith.mulf %in, %in_2 : f32

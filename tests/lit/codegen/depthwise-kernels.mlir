@@ -14,8 +14,12 @@
 // vpdpbusd (znver4: 4 taps per 32-bit lane, P = 4 phases at stride 1 and
 // 2 at stride 2, 16 lanes per zmm), vpmaddwd on AVX-512 without VNNI and
 // on AVX2. Small planes (14x14, 7x7) take the flat grid (tiles across
-// rows), a 56-wide plane row tiles. f32 ones stay on the contraction
-// kernel unless a configuration asks for the "fma" grid by hand.
+// rows), a 56-wide plane row tiles. f32 ones, and bf16 ones with f32
+// sums (--precision=bf16), take "fma" tiles: 7x7 planes one flat tile of
+// 4 zmm (AVX2: rows of 8 lanes, 4 rows per tile, the last group moved
+// back), 28-wide rows tiles of 2 vectors x 4 rows (AVX2: 2 x 2), 14-wide
+// rows at stride 2 one vector x 7 rows (AVX2: 2 x 2): about 8 FMA chains
+// (4 with 16 registers).
 
 // CONFIG-LABEL: func.func private @dispatch_0(
 // CONFIG-SAME: native = "vnni", pixel_tile = 128 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 1, 5, 0, 0>
@@ -26,7 +30,13 @@
 // CONFIG-LABEL: func.func private @dispatch_3(
 // CONFIG-SAME: native = "fma", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise"
 // CONFIG-LABEL: func.func private @dispatch_4(
-// CONFIG-SAME: strategy = "contraction"
+// CONFIG-SAME: native = "fma", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 0, 8, 0, 0, 0, 0, 0>
+// CONFIG-LABEL: func.func private @dispatch_5(
+// CONFIG-SAME: native = "fma", pixel_tile = 32 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64, workgroup_tile = array<i64: 0, 2, 0, 0, 0, 0, 0>
+// CONFIG-LABEL: func.func private @dispatch_6(
+// CONFIG-SAME: native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 7 : i64, workgroup_tile = array<i64: 0, 6, 0, 0, 0, 0, 0>
+// CONFIG-LABEL: func.func private @dispatch_7(
+// CONFIG-SAME: native = "fma", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise", workgroup_tile = array<i64: 0, 8, 0, 0, 0, 0, 0>
 
 // V4-LABEL: func.func private @dispatch_0(
 // V4-SAME: native = "pmaddwd", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise"
@@ -34,6 +44,12 @@
 // V4-SAME: native = "pmaddwd", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise"
 // V4-LABEL: func.func private @dispatch_2(
 // V4-SAME: native = "pmaddwd", pixel_tile = 64 : i64, plane = "rows", strategy = "depthwise"
+// V4-LABEL: func.func private @dispatch_4(
+// V4-SAME: native = "fma", pixel_tile = 64 : i64, plane = "flat", strategy = "depthwise"
+// V4-LABEL: func.func private @dispatch_5(
+// V4-SAME: native = "fma", pixel_tile = 32 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64
+// V4-LABEL: func.func private @dispatch_6(
+// V4-SAME: native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 7 : i64
 
 // V3-LABEL: func.func private @dispatch_0(
 // V3-SAME: native = "pmaddwd", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise"
@@ -42,7 +58,13 @@
 // V3-LABEL: func.func private @dispatch_2(
 // V3-SAME: native = "pmaddwd", pixel_tile = 32 : i64, plane = "rows", strategy = "depthwise"
 // V3-LABEL: func.func private @dispatch_4(
-// V3-SAME: strategy = "contraction"
+// V3-SAME: native = "fma", pixel_tile = 8 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64, workgroup_tile = array<i64: 0, 8, 0, 0, 0, 0, 0>
+// V3-LABEL: func.func private @dispatch_5(
+// V3-SAME: native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 2 : i64
+// V3-LABEL: func.func private @dispatch_6(
+// V3-SAME: native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 2 : i64
+// V3-LABEL: func.func private @dispatch_7(
+// V3-SAME: native = "fma", pixel_tile = 8 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64
 
 // 3x3 at stride 1 on the flat grid of a 16-wide input: per tile 2 blocks
 // x 4 phases of 16 lanes; per filter row one weight quad (w0, w1, w2, 0)
@@ -60,8 +82,11 @@
 // KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 16, 1, 17, 2, 18,
 // KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 16, 1, 17, 2, 18,
 // KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 32, 1, 33, 2, 34,
+// The masked last tile masks only the loads that may pass the plane's end
+// (the last ones); the first read inside it even from the last tile.
+// KERNEL-COUNT-20: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // KERNEL: llvm.intr.masked.load %{{.*}} -> vector<64xi8>
-// KERNEL-COUNT-24: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// KERNEL-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // KERNEL-NOT: llvm.mul %{{.*}} : vector<
 // KERNEL-LABEL: llvm.func internal @dispatch_1_impl(
 // Stride 2: two phases per block, one interleave.
@@ -77,18 +102,56 @@
 // KERNEL-LABEL: llvm.func internal @dispatch_3_impl(
 // KERNEL-COUNT-36: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // KERNEL-LABEL: llvm.func internal @dispatch_4_impl(
+// The chosen f32 grid of the 7x7 planes: one tile of 4 vectors per plane,
+// 9 taps each, the loads in bounds statically (no masked path left but
+// the last vectors' loads).
+// KERNEL-COUNT-36: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// KERNEL-NOT: llvm.intr.fmuladd
+// KERNEL-LABEL: llvm.func internal @dispatch_5_impl(
+// f32 at stride 2: a 32-lane load and the even lanes (vpermt2ps) per tap,
+// 4 rows x 2 vectors per tile (plain and masked last tile): 2 x 72 FMAs.
+// KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<32xf32>
+// KERNEL-COUNT-144: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// KERNEL-LABEL: llvm.func internal @dispatch_6_impl(
+// bf16 at stride 2: 32 bf16 read as 16 i32 lanes shifted left by 16 are
+// the even elements as f32; no permute, no plane copy.
+// KERNEL-NOT: llvm.alloca
+// KERNEL-NOT: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2, 4, 6
+// KERNEL: llvm.bitcast %{{.*}} : vector<32xbf16> to vector<16xi32>
+// KERNEL: llvm.shl %{{.*}}, %{{.*}} : vector<16xi32>
+// KERNEL: llvm.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// KERNEL: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// KERNEL-NOT: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2, 4, 6
+// KERNEL-LABEL: llvm.func internal @dispatch_7_impl(
+// bf16 at stride 1: each plane widened once into a stack f32 copy (the
+// 81 elements: 5 vectors, the last masked), then the f32 grid.
+// KERNEL: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// KERNEL: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// KERNEL: llvm.shl %{{.*}}, %{{.*}} : vector<16xi32>
+// KERNEL: llvm.intr.masked.load %{{.*}} -> vector<16xi16>
+// KERNEL-COUNT-36: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 
 // KV4-LABEL: llvm.func internal @dispatch_0_impl(
 // KV4-NOT: vpdpbusd
 // KV4: llvm.call_intrinsic "llvm.x86.avx512.pmaddw.d.512"(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
 // KV4-NOT: llvm.call @malloc
 // KV4-LABEL: llvm.func internal @dispatch_1_impl(
+// KV4-LABEL: llvm.func internal @dispatch_5_impl(
+// KV4: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<32xf32>
+// KV4: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 
 // KV3-LABEL: llvm.func internal @dispatch_0_impl(
 // KV3-NOT: vpdpbusd
 // KV3: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // KV3-NOT: llvm.call @malloc
 // KV3-LABEL: llvm.func internal @dispatch_1_impl(
+// AVX2: 8-lane FMAs, 2 rows x 2 vectors per tile at stride 2.
+// KV3-LABEL: llvm.func internal @dispatch_5_impl(
+// KV3: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>
+// KV3-COUNT-36: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// KV3-LABEL: llvm.func internal @dispatch_6_impl(
+// KV3: llvm.shl %{{.*}}, %{{.*}} : vector<8xi32>
+// KV3: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 
 #x1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d2 + d5, d3 + d6)>
 #x2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d2 * 2 + d5, d3 * 2 + d6)>
@@ -166,6 +229,46 @@ module {
     %2 = linalg.generic {indexing_maps = [#x1, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x8x1x9x9xf32>, tensor<8x1x3x3xf32>) outs(%1 : tensor<1x8x7x7xf32>) {
     ^bb0(%in: f32, %in_2: f32, %out: f32):
       %7 = arith.mulf %in, %in_2 : f32
+      %8 = arith.addf %out, %7 : f32
+      linalg.yield %8 : f32
+    } -> tensor<1x8x7x7xf32>
+    return %2 : tensor<1x8x7x7xf32>
+  }
+  func.func private @dispatch_5(%x: tensor<1x12x1x57x57xf32>, %w: tensor<12x1x3x3xf32>) -> tensor<1x12x28x28xf32> attributes {kiln.dispatch} {
+    %c0 = arith.constant 0.0 : f32
+    %0 = tensor.empty() : tensor<1x12x28x28xf32>
+    %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<1x12x28x28xf32>) -> tensor<1x12x28x28xf32>
+    %2 = linalg.generic {indexing_maps = [#x2, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x12x1x57x57xf32>, tensor<12x1x3x3xf32>) outs(%1 : tensor<1x12x28x28xf32>) {
+    ^bb0(%in: f32, %in_2: f32, %out: f32):
+      %7 = arith.mulf %in, %in_2 : f32
+      %8 = arith.addf %out, %7 : f32
+      linalg.yield %8 : f32
+    } -> tensor<1x12x28x28xf32>
+    return %2 : tensor<1x12x28x28xf32>
+  }
+  func.func private @dispatch_6(%x: tensor<1x12x1x29x29xbf16>, %w: tensor<12x1x3x3xbf16>) -> tensor<1x12x14x14xf32> attributes {kiln.dispatch} {
+    %c0 = arith.constant 0.0 : f32
+    %0 = tensor.empty() : tensor<1x12x14x14xf32>
+    %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
+    %2 = linalg.generic {indexing_maps = [#x2, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x12x1x29x29xbf16>, tensor<12x1x3x3xbf16>) outs(%1 : tensor<1x12x14x14xf32>) {
+    ^bb0(%in: bf16, %in_2: bf16, %out: f32):
+      %5 = arith.extf %in : bf16 to f32
+      %6 = arith.extf %in_2 : bf16 to f32
+      %7 = arith.mulf %5, %6 : f32
+      %8 = arith.addf %out, %7 : f32
+      linalg.yield %8 : f32
+    } -> tensor<1x12x14x14xf32>
+    return %2 : tensor<1x12x14x14xf32>
+  }
+  func.func private @dispatch_7(%x: tensor<1x8x1x9x9xbf16>, %w: tensor<8x1x3x3xbf16>) -> tensor<1x8x7x7xf32> attributes {kiln.dispatch} {
+    %c0 = arith.constant 0.0 : f32
+    %0 = tensor.empty() : tensor<1x8x7x7xf32>
+    %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+    %2 = linalg.generic {indexing_maps = [#x1, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x8x1x9x9xbf16>, tensor<8x1x3x3xbf16>) outs(%1 : tensor<1x8x7x7xf32>) {
+    ^bb0(%in: bf16, %in_2: bf16, %out: f32):
+      %5 = arith.extf %in : bf16 to f32
+      %6 = arith.extf %in_2 : bf16 to f32
+      %7 = arith.mulf %5, %6 : f32
       %8 = arith.addf %out, %7 : f32
       linalg.yield %8 : f32
     } -> tensor<1x8x7x7xf32>

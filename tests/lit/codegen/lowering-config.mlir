@@ -120,11 +120,14 @@ func.func private @by_hand(%arg0: tensor<32x1024xf32>) -> tensor<32x1024xf32> at
   return %1 : tensor<32x1024xf32>
 }
 
-// A depthwise convolution (rows = output rows, lanes = output columns,
-// read as ow + kw from the padded input: unit stride) gets register tiles
-// too; every row reads its own input vector and shares the weight.
+// A depthwise convolution (DepthwiseKernel.h) gets the "fma" depthwise
+// tiles, whole channel planes per workgroup: rows of 56 outputs in tiles
+// of 2 vectors, 4 output rows per tile (8 FMA chains; AVX2's 16
+// registers: 2 x 8 lanes, 2 rows).
 // AVX512-LABEL: func.func private @depthwise
-// AVX512-SAME: {reduction_tile = 0 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0, 1, 0, 56, 56, 0, 0, 0>}
+// AVX512-SAME: {native = "fma", pixel_tile = 32 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64, workgroup_tile = array<i64: 0, 1, 0, 0, 0, 0, 0, 0>}
+// AVX2-LABEL: func.func private @depthwise
+// AVX2-SAME: {native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 2 : i64, workgroup_tile = array<i64: 0, 1, 0, 0, 0, 0, 0, 0>}
 func.func private @depthwise(%x: tensor<1x16x1x58x58xf32>, %w: tensor<16x1x1x3x3xf32>) -> tensor<1x16x1x56x56xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x16x1x56x56xf32>
@@ -139,9 +142,12 @@ func.func private @depthwise(%x: tensor<1x16x1x58x58xf32>, %w: tensor<16x1x1x3x3
 }
 
 // Stride 2: the lanes read every other input column (a 2x wider load and
-// a shuffle of the even elements); still register tiles.
+// a shuffle of the even elements); 28-wide rows, 2 planes of 784 outputs
+// per workgroup.
 // AVX512-LABEL: func.func private @depthwise_stride2
-// AVX512-SAME: {reduction_tile = 0 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0, 1, 0, 28, 28, 0, 0, 0>}
+// AVX512-SAME: {native = "fma", pixel_tile = 32 : i64, plane = "rows", strategy = "depthwise", tile_rows = 4 : i64, workgroup_tile = array<i64: 0, 2, 0, 0, 0, 0, 0, 0>}
+// AVX2-LABEL: func.func private @depthwise_stride2
+// AVX2-SAME: {native = "fma", pixel_tile = 16 : i64, plane = "rows", strategy = "depthwise", tile_rows = 2 : i64, workgroup_tile = array<i64: 0, 2, 0, 0, 0, 0, 0, 0>}
 func.func private @depthwise_stride2(%x: tensor<1x16x1x57x57xf32>, %w: tensor<16x1x1x3x3xf32>) -> tensor<1x16x1x28x28xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x16x1x28x28xf32>
