@@ -6,11 +6,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -85,6 +90,60 @@ TEST(ThreadPool, SeveralItemsAreSplitWhenThereAreSeveralThreads) {
   v.max_chunk = 64;
   single.ParallelFor(64, 64, Visit, &v);
   EXPECT_EQ(v.calls.load(), 1u);
+}
+
+// Guided handout: a claim takes a 1/(2 x threads) share of what is left,
+// rounded up, between 1 and the caller's chunk.
+TEST(ThreadPool, GuidedChunkSizes) {
+  EXPECT_EQ(ThreadPool::GuidedChunk(100, 1000, 2), 25u);
+  EXPECT_EQ(ThreadPool::GuidedChunk(101, 1000, 2), 26u);
+  EXPECT_EQ(ThreadPool::GuidedChunk(100, 10, 2), 10u);   // capped by chunk
+  EXPECT_EQ(ThreadPool::GuidedChunk(3, 1000, 2), 1u);
+  EXPECT_EQ(ThreadPool::GuidedChunk(1, 1000, 4), 1u);
+  EXPECT_EQ(ThreadPool::GuidedChunk(100, 0, 2), 1u);     // 0 counts as 1
+  EXPECT_EQ(ThreadPool::GuidedChunk(64, 1000, 4), 8u);
+}
+
+struct ChunkLog {
+  std::mutex mutex;
+  std::vector<std::pair<uint64_t, uint64_t>> chunks;  // begin, end
+};
+
+void LogChunk(void* context, uint64_t begin, uint64_t end) {
+  auto* log = static_cast<ChunkLog*>(context);
+  std::lock_guard<std::mutex> lock(log->mutex);
+  log->chunks.emplace_back(begin, end);
+}
+
+// The chunks of one call, in range order, tile [0, count) with sizes that
+// never grow and end in single items, so no thread is left with a large
+// last chunk while the others wait. A chunk's size depends only on where it
+// starts, so they are the same whichever threads claim them.
+TEST(ThreadPool, ChunksShrinkTowardsTheEnd) {
+  for (int threads : {2, 4}) {
+    ThreadPool pool(threads);
+    for (uint64_t count : {2, 3, 13, 147, 196, 1000}) {
+      uint64_t chunk = std::max<uint64_t>(1, count / (threads * 4));  // Session::Run's
+      ChunkLog log;
+      pool.ParallelFor(count, chunk, LogChunk, &log);
+      std::sort(log.chunks.begin(), log.chunks.end());
+      std::string what = "threads " + std::to_string(threads) + " count " + std::to_string(count);
+      ASSERT_FALSE(log.chunks.empty()) << what;
+      uint64_t expected_begin = 0, previous_size = UINT64_MAX;
+      for (auto [begin, end] : log.chunks) {
+        ASSERT_EQ(begin, expected_begin) << what;
+        ASSERT_GT(end, begin) << what;
+        uint64_t size = end - begin;
+        EXPECT_LE(size, chunk) << what << " chunk at " << begin;
+        EXPECT_LE(size, previous_size) << what << " chunk at " << begin;
+        EXPECT_EQ(size, ThreadPool::GuidedChunk(count - begin, chunk, threads)) << what;
+        previous_size = size;
+        expected_begin = end;
+      }
+      EXPECT_EQ(expected_begin, count) << what;
+      EXPECT_EQ(log.chunks.back().second - log.chunks.back().first, 1u) << what;
+    }
+  }
 }
 
 // Two chunks that each wait for the other can only finish if two threads

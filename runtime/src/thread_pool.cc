@@ -73,11 +73,27 @@ void ThreadPool::StopWorkers() noexcept {
   for (std::thread& t : workers_) t.join();
 }
 
+uint64_t ThreadPool::GuidedChunk(uint64_t remaining, uint64_t chunk, uint64_t threads) {
+  uint64_t share = (remaining + 2 * threads - 1) / (2 * threads);
+  return std::clamp<uint64_t>(share, 1, std::max<uint64_t>(chunk, 1));
+}
+
 void ThreadPool::RunChunks(Job* job) {
+  // Guided handout: a claim takes at most 1/(2 x threads) of what is left
+  // (and at most job->chunk), so chunks shrink towards the end of the
+  // range and the threads finish within about one item of each other. A
+  // fixed chunk size leaves up to a whole chunk (1/8 of a dispatch at the
+  // session's sizes) to one thread while the others wait. A claim's size
+  // depends only on where it starts, so the chunks are the same whichever
+  // thread claims them.
+  uint64_t begin = job->next.load(std::memory_order_relaxed);
   for (;;) {
-    uint64_t begin = job->next.fetch_add(job->chunk, std::memory_order_relaxed);
     if (begin >= job->count) return;
-    job->fn(job->context, begin, std::min(job->count, begin + job->chunk));
+    uint64_t size = GuidedChunk(job->count - begin, job->chunk, job->threads);
+    if (!job->next.compare_exchange_weak(begin, begin + size, std::memory_order_relaxed))
+      continue;  // `begin` now holds the current value
+    job->fn(job->context, begin, begin + size);
+    begin = job->next.load(std::memory_order_relaxed);
   }
 }
 
@@ -151,6 +167,7 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
   job.context = context;
   job.count = count;
   job.chunk = chunk;
+  job.threads = threads;
   int sleeping;
   {
     std::unique_lock<std::mutex> lock = LockSpinning(mutex_);
@@ -162,7 +179,7 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
   // Spinning workers see the generation change; wake sleepers only when
   // there are some, and no more than there are chunks for.
   if (sleeping > 0) {
-    uint64_t chunks = (count + chunk - 1) / chunk;
+    uint64_t chunks = (count + chunk - 1) / chunk;  // at least; guided ones are more
     if (chunks - 1 >= static_cast<uint64_t>(sleeping))
       work_available_.notify_all();
     else

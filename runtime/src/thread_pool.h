@@ -43,9 +43,16 @@ class ThreadPool {
   // returns when every chunk has finished. A chunk has at most `chunk`
   // items (0 counts as 1), and fewer where needed to give every thread a
   // chunk: with more than one thread, more than one item is never a
-  // single chunk. A pool of one thread makes a single call over [0, count).
+  // single chunk. Chunks shrink towards the end of the range (guided:
+  // GuidedChunk of what is left), so the threads finish together. A pool
+  // of one thread makes a single call over [0, count).
   using RangeFn = void (*)(void* context, uint64_t begin, uint64_t end);
   void ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn, void* context);
+
+  // The size of the chunk claimed when `remaining` items are left: a
+  // 1/(2 x threads) share of them, rounded up, at least 1 and at most
+  // `chunk` (0 counts as 1).
+  static uint64_t GuidedChunk(uint64_t remaining, uint64_t chunk, uint64_t threads);
 
   // How long either side spins before it sleeps.
   static constexpr int64_t kSpinNs = 50'000;
@@ -56,6 +63,7 @@ class ThreadPool {
     void* context;
     uint64_t count;
     uint64_t chunk;
+    uint64_t threads;
     std::atomic<uint64_t> next{0};
     // Workers inside RunChunks. Changed only under mutex_; the caller also
     // reads it while spinning.

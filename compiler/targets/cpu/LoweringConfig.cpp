@@ -234,6 +234,28 @@ std::optional<ConcatChain> matchConcat(Operation *last) {
 
 namespace {
 
+// Workgroup counts and the cores. The pool hands workgroups out
+// dynamically, so a large count balances whatever its parity, but a small
+// odd one does not: 3 workgroups on 2 threads take 2/3 of the 1-thread
+// time, not 1/2, and a single workgroup leaves every other core idle.
+// Small counts are therefore made even where the split dim allows; the
+// artifact does not know its thread count, and even counts also divide
+// among 4 threads better than odd ones.
+constexpr int64_t kSmallWorkgroupCount = 8;
+
+// A tile of `size` on a dim of `bound` after `groups` workgroups from
+// the dims before it: one piece more when that turns a small odd count
+// into an even one (16 channels in tiles of 6 -> 3 groups; in tiles of 4
+// -> 4 groups).
+int64_t evenSplitTile(int64_t bound, int64_t size, int64_t groups) {
+  int64_t pieces = llvm::divideCeil(bound, size);
+  if ((groups * pieces) % 2 == 0 || groups * pieces >= kSmallWorkgroupCount ||
+      pieces >= bound)
+    return size;
+  int64_t smaller = llvm::divideCeil(bound, pieces + 1);
+  return (groups * llvm::divideCeil(bound, smaller)) % 2 == 0 ? smaller : size;
+}
+
 // Splits the outer parallel dims of a non-contraction root until there
 // are enough workgroups for every core, keeping ~4K elements of work per
 // group (at most three tiled dims: the workgroup grid is 3-D).
@@ -261,6 +283,7 @@ SmallVector<int64_t> elementwiseTile(ArrayRef<int64_t> bounds,
       // Vector-friendly tile sizes on the innermost dim.
       if (i == loops - 1 && size > 16)
         size = (size + 15) / 16 * 16;
+      size = evenSplitTile(bounds[i], size, groups);
       tiles[i] = size;
       groups *= (bounds[i] + size - 1) / size;
     }
@@ -401,6 +424,117 @@ std::optional<int64_t> fewPixelRows(const TargetChoice &target,
       laneCost(lanesTotal, lanes, width) * 9)
     return std::nullopt;
   return 2 * rows;
+}
+
+// Multiply-accumulates in one run of `op` (the product of its loop ranges).
+int64_t multiplyAccumulates(linalg::LinalgOp op) {
+  int64_t macs = 1;
+  for (int64_t range : op.getStaticLoopRanges())
+    macs *= std::max<int64_t>(range, 1);
+  return macs;
+}
+
+// A contraction's ~64x64 workgroup tiles leave the small late layers of a
+// CNN few workgroups, and uneven ones: 64 channels x 7x7 pixels are one
+// workgroup, which runs on one core however many the pool has; 144 x 49
+// are 3 of 64, 64 and 16 rows. Where the work pays for more hand-offs
+// (kMinSplitMacs in all, a few microseconds), such a dispatch takes one
+// more piece of whole register tiles along its lanes (or, for a single
+// workgroup, its rows) while that balances 2 threads better and fewer than
+// kSmallWorkgroupCount workgroups exist. Kernels that pack or gather their
+// B panels per workgroup (pack_b, gather_b) split only their lanes: more
+// row pieces would pack or gather the same panels again. Tiles stay
+// multiples of the register tile, so the kernels are unchanged; only the
+// grid grows.
+constexpr int64_t kMinSplitMacs = int64_t(1) << 18;
+
+// The time 2 threads that take workgroups in grid order, each the next
+// one as soon as it is free, need for `costs`, as a share of the total.
+double twoThreadShare(ArrayRef<double> costs) {
+  double busy[2] = {0, 0}, total = 0;
+  for (double cost : costs) {
+    busy[busy[1] < busy[0]] += cost;
+    total += cost;
+  }
+  return total > 0 ? std::max(busy[0], busy[1]) / total : 1.0;
+}
+
+// Register-tile costs of the pieces of a dim of `bound` cut into `tile`s
+// of `unit` (rows or lanes): a partial row tile costs a whole one (its
+// missing rows are computed and dropped), a lane tail of at most half the
+// lanes half of one (half-width masked tiles).
+SmallVector<double> pieceCosts(int64_t bound, int64_t tile, int64_t unit,
+                               bool lanesDim) {
+  SmallVector<double> costs;
+  for (int64_t start = 0; start < bound; start += tile) {
+    int64_t size = std::min(tile, bound - start);
+    int64_t rem = size % unit;
+    double cost = size / unit;
+    if (rem)
+      cost += lanesDim && rem * 2 <= unit ? 0.5 : 1.0;
+    costs.push_back(cost);
+  }
+  return costs;
+}
+
+void balanceContractionSplit(MutableArrayRef<int64_t> tiles,
+                             ArrayRef<int64_t> bounds, unsigned rootM,
+                             unsigned rootN, int64_t rows, int64_t lanes,
+                             int64_t macs, bool splitRows) {
+  if (macs < kMinSplitMacs)
+    return;
+  // The workgroups' costs in grid order (rows, then lanes, then the outer
+  // dims' pieces, each of cost 1).
+  auto evaluate = [&](int64_t rowTile, int64_t laneTile,
+                      int64_t &count) -> double {
+    SmallVector<double> rowCosts = pieceCosts(bounds[rootM], rowTile, rows, false);
+    SmallVector<double> laneCosts = pieceCosts(bounds[rootN], laneTile, lanes, true);
+    int64_t outer = 1;
+    for (unsigned d = 0; d < bounds.size(); ++d)
+      if (d != rootM && d != rootN && tiles[d] > 0)
+        outer *= llvm::divideCeil(bounds[d], tiles[d]);
+    SmallVector<double> costs;
+    for (int64_t o = 0; o < outer; ++o)
+      for (double l : laneCosts)
+        for (double r : rowCosts)
+          costs.push_back(r * l);
+    count = static_cast<int64_t>(costs.size());
+    return twoThreadShare(costs);
+  };
+  // One more piece of whole units along a dim, or the same tile if none.
+  auto onePieceMore = [](int64_t bound, int64_t tile, int64_t unit) {
+    int64_t units = llvm::divideCeil(bound, unit);
+    int64_t pieces = llvm::divideCeil(bound, tile);
+    return units > pieces ? llvm::divideCeil(units, pieces + 1) * unit : tile;
+  };
+  int64_t count = 0;
+  double share = evaluate(tiles[rootM], tiles[rootN], count);
+  while (count < kSmallWorkgroupCount && share > 0.55) {
+    int64_t rowTile = onePieceMore(bounds[rootM], tiles[rootM], rows);
+    int64_t laneTile = onePieceMore(bounds[rootN], tiles[rootN], lanes);
+    int64_t rowCount = 0, laneCount = 0;
+    double byRows = splitRows && rowTile != tiles[rootM]
+                        ? evaluate(rowTile, tiles[rootN], rowCount) : 2.0;
+    double byLanes = laneTile != tiles[rootN]
+                         ? evaluate(tiles[rootM], laneTile, laneCount) : 2.0;
+    // Lanes first: every row piece reads all of B's lanes, which the
+    // step before (an im2col) has just written, half of it on the other
+    // core; a lane piece reads only its own. Rows only for a single
+    // workgroup whose lanes do not split (measured under SCHED_FIFO on 2
+    // cores: 1 -> 2 row pieces 1.3-1.5x faster at 2 threads, 4 lane
+    // pieces -> 8 with rows split too 25% slower).
+    if (byLanes < share - 0.01) {
+      tiles[rootN] = laneTile;
+      share = byLanes;
+      count = laneCount;
+    } else if (count == 1 && byRows < share - 0.01) {
+      tiles[rootM] = rowTile;
+      share = byRows;
+      count = rowCount;
+    } else {
+      return;
+    }
+  }
 }
 
 } // namespace
@@ -648,6 +782,10 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
       ++tiled;
     }
   }
+  if (!loops->vectorPerRow)
+    balanceContractionSplit(tiles, bounds, *rootM, *rootN, rows, lanes,
+                            multiplyAccumulates(candidate->op),
+                            /*splitRows=*/!config.packPanels && !config.gatherB);
   config.workgroupTile = tiles;
   return config;
 }
