@@ -259,11 +259,12 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
         packedGroupOf(maps[loops.rhs], loops.n)->second !=
             loops.reductions.front())
       return failure();
-    // The packed layouts the kernels know: i8 quads (vpdpbusd, which
-    // needs A flipped to unsigned), i8 pairs (pmaddwd), bf16 pairs
-    // (vdpbf16ps).
+    // The packed layouts the kernels know: i8 quads (vpdpbusd with A
+    // flipped to unsigned, or pmaddubsw with A signed), i8 pairs
+    // (pmaddwd), bf16 pairs (vdpbf16ps).
     bool known = operandType.isInteger(8)
-                     ? (loops.kGroup == 4) == loops.flippedA
+                     ? loops.kGroup == 4 ||
+                           (loops.kGroup == 2 && !loops.flippedA)
                      : operandType.isBF16() && loops.kGroup == 2;
     if (!known)
       return failure();
@@ -273,14 +274,14 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
 
 llvm::StringRef nativePath(const ContractionLoops &loops) {
   if (loops.kGroup == 4)
-    return "vnni";
+    return loops.flippedA ? "vnni" : "pmaddubsw";
   if (loops.kGroup == 2)
     return loops.operandType.isInteger(8) ? "pmaddwd" : "dpbf16";
   return loops.operandType.isF32() ? "" : "convert";
 }
 
 int64_t kGroupOf(llvm::StringRef path) {
-  if (path == "vnni")
+  if (path == "vnni" || path == "pmaddubsw")
     return 4;
   if (path == "pmaddwd" || path == "dpbf16")
     return 2;
@@ -561,6 +562,11 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
              << " lanes of one vector register for the native path";
     if (!cast<MemRefType>(a.getType()).isLastDimUnitStride())
       return op.emitOpError("needs a unit-stride A along k for packed B");
+    // vpsignb has no 512-bit form: the path is AVX2's.
+    if (path == "pmaddubsw" && chunk != 8)
+      return op.emitOpError("the 'pmaddubsw' path needs 256-bit vectors, "
+                            "got ")
+             << vectorBits;
   }
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
@@ -1067,6 +1073,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     // vpdpbusd of 0x80 bytes per register), which the row tiles subtract.
     Type operand = loops->operandType;
     unsigned kDim = loops->reductions.front();
+    bool byteRowsUnmasked = operand.isInteger(8) && chunk == 8;
     auto rowType = VectorType::get({lanes}, operand);
     auto rowMaskType = VectorType::get({lanes}, rewriter.getI1Type());
     Value rowZeros = arith::ConstantOp::create(
@@ -1117,13 +1124,36 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             point[kDim] = arith::SelectOp::create(bb, bl, inside, k, k0);
             Value count =
                 arith::SelectOp::create(bb, bl, inside, validLanes, zero);
+            SmallVector<Value> at = operandIndices(bb, bl, bMap, point);
+            auto maskedRow = [&](OpBuilder &mb, Location ml) {
+              return vector::MaskedLoadOp::create(
+                         mb, ml, rowType, b, at,
+                         vector::CreateMaskOp::create(mb, ml, rowMaskType,
+                                                      ValueRange{count}),
+                         rowZeros)
+                  .getResult();
+            };
+            if (!byteRowsUnmasked) {
+              groupRows.push_back(maskedRow(bb, bl));
+              continue;
+            }
+            // AVX2 has no byte-masked load (LLVM tests and inserts every
+            // byte): a whole row is one plain load.
+            Value whole = arith::CmpIOp::create(
+                bb, bl, arith::CmpIPredicate::eq, count, index(lanes));
             groupRows.push_back(
-                vector::MaskedLoadOp::create(
-                    bb, bl, rowType, b, operandIndices(bb, bl, bMap, point),
-                    vector::CreateMaskOp::create(bb, bl, rowMaskType,
-                                                 ValueRange{count}),
-                    rowZeros)
-                    .getResult());
+                scf::IfOp::create(
+                    bb, bl, whole,
+                    [&](OpBuilder &tb, Location tl) {
+                      scf::YieldOp::create(
+                          tb, tl,
+                          vector::LoadOp::create(tb, tl, rowType, b, at)
+                              .getResult());
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el, maskedRow(eb, el));
+                    })
+                    .getResult(0));
           }
           Value packed =
               interleave(bb, bl, groupRows[0], groupRows[1], lanes, 1);
@@ -1201,6 +1231,42 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return vector::FMAOp::create(bb, bl, x, y, acc);
     return arith::AddIOp::create(bb, bl, acc,
                                  arith::MulIOp::create(bb, bl, x, y));
+  };
+
+  // pmaddubsw (AVX2 without VNNI, K quads): vpmaddubsw multiplies
+  // unsigned by signed bytes and adds adjacent products into i16 with
+  // saturation, so it is given |x| and y * sign(x) (vpsignb), whose
+  // products are x * y. With y never -128 (the data tiling and the
+  // lowering config only choose this path for an operand checked to hold
+  // no -128), |x| <= 128 and |y| <= 127 bound a pair's sum by
+  // 2 * 128 * 127 = 32512 < 32767: it never saturates, and the sums are
+  // exact. vpmaddwd against ones then adds the two pairs of each quad
+  // into i32.
+  // `value` * sign(`of`) per byte (vpsignb; signBytes(x, x) = |x|, read
+  // as unsigned: |-128| is the byte 0x80 = 128).
+  auto signBytes = [&](OpBuilder &bb, Location bl, Value value,
+                       Value of) -> Value {
+    return LLVM::CallIntrinsicOp::create(
+               bb, bl, value.getType(), bb.getStringAttr("llvm.x86.avx2.psign.b"),
+               ValueRange{value, of})
+        .getResult(0);
+  };
+  auto signedQuadSums = [&](OpBuilder &bb, Location bl, Value unsignedBytes,
+                            Value signedBytes) -> Value {
+    auto i16Type = VectorType::get({16}, bb.getI16Type());
+    Value pairs = LLVM::CallIntrinsicOp::create(
+                      bb, bl, i16Type,
+                      bb.getStringAttr("llvm.x86.avx2.pmadd.ub.sw"),
+                      ValueRange{unsignedBytes, signedBytes})
+                      .getResult(0);
+    Value ones = arith::ConstantOp::create(
+        bb, bl, i16Type,
+        DenseElementsAttr::get(i16Type, bb.getI16IntegerAttr(1)));
+    return LLVM::CallIntrinsicOp::create(
+               bb, bl, VectorType::get({8}, bb.getI32Type()),
+               bb.getStringAttr("llvm.x86.avx2.pmadd.wd"),
+               ValueRange{pairs, ones})
+        .getResult(0);
   };
 
   // Packed B (DataTiling.h), the native paths: per k group, one load of
@@ -1300,8 +1366,12 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           panels ? zero
                  : arith::MulIOp::create(bb, bl, dims[loops->n], index(group))
                        .getResult();
+      // A panel is zero past the valid lanes and as wide as the tile:
+      // read whole (AVX2 has no byte-masked load; LLVM would test and
+      // insert every byte).
       Value bAll =
-          masked ? vector::MaskedLoadOp::create(bb, bl, bType, bFlat,
+          masked && !panels
+                 ? vector::MaskedLoadOp::create(bb, bl, bType, bFlat,
                                                 ValueRange{bRow, bCol}, bMask,
                                                 bZeros)
                        .getResult()
@@ -1318,6 +1388,11 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
               bb, bl, VectorType::get({chunk * group}, i16), piece);
         bChunks.push_back(piece);
       }
+      // pmaddubsw: |A| (or, for panels, |B|) as the unsigned operand.
+      SmallVector<Value> bMagnitudes;
+      if (path == "pmaddubsw" && panels)
+        for (Value piece : bChunks)
+          bMagnitudes.push_back(signBytes(bb, bl, piece, piece));
       Value k = arith::MulIOp::create(bb, bl, kq, index(group));
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
@@ -1348,9 +1423,19 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           splat = arith::XOrIOp::create(bb, bl, splat, flipBits);
         Value aVector = vector::BitCastOp::create(
             bb, bl, cast<VectorType>(bChunks.front().getType()), splat);
+        Value aMagnitude;
+        if (path == "pmaddubsw" && !panels)
+          aMagnitude = signBytes(bb, bl, aVector, aVector);
         for (int64_t c = 0; c < chunks; ++c) {
           Value sum = acc[i * chunks + c];
-          if (path == "vnni") {
+          if (path == "pmaddubsw") {
+            sum = arith::AddIOp::create(
+                bb, bl, sum,
+                signedQuadSums(bb, bl,
+                               panels ? bMagnitudes[c] : aMagnitude,
+                               panels ? signBytes(bb, bl, aVector, bChunks[c])
+                                      : signBytes(bb, bl, bChunks[c], aVector)));
+          } else if (path == "vnni") {
             sum = LLVM::CallIntrinsicOp::create(
                       bb, bl, accType,
                       bb.getStringAttr(chunk == 16

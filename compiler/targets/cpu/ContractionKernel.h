@@ -72,13 +72,21 @@ struct ContractionLoops {
 // innermost index k (a group of A is one small contiguous load).
 bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op);
 
-// The K-group size of a native path: 4 for "vnni", 2 for "pmaddwd" and
+// Set by the data tiling on an i8 contraction whose A (the lhs) is a
+// constant holding no -128 on every call: the AVX2 "pmaddubsw" panels
+// apply A's sign to |B| and need that bound to be exact.
+inline constexpr llvm::StringLiteral kNarrowLhsAttr = "kiln.narrow_lhs";
+
+// The K-group size of a native path: 4 for "vnni" and "pmaddubsw", 2 for
+// "pmaddwd" and
 // "dpbf16", 1 otherwise.
 int64_t kGroupOf(llvm::StringRef path);
 
 // The native instruction a contraction's register tiles use, from its
-// operands and B's packing: "vnni" (vpdpbusd, i8 with K quads), "pmaddwd"
-// (i8 sign-extended to i16 pairs, K pairs), "dpbf16" (vdpbf16ps, bf16
+// operands and B's packing: "vnni" (vpdpbusd, i8 with K quads, A
+// flipped), "pmaddubsw" (AVX2 vpsignb + vpmaddubsw + vpmaddwd, i8 with K
+// quads, A signed; the data tiling packs so only a B without -128),
+// "pmaddwd" (i8 sign-extended to i16 pairs, K pairs), "dpbf16" (vdpbf16ps, bf16
 // K pairs), or "convert" (16-bit or 8-bit operands widened in registers
 // and f32 FMAs / i32 multiply-adds); empty for f32.
 llvm::StringRef nativePath(const ContractionLoops &loops);
@@ -100,12 +108,16 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // folded into the accumulators' start value.
 // `vectorBits` is the target's vector width: packed (native) tiles issue
 // one dot-product instruction per register of that width.
-// `panelPath` ("vnni", "pmaddwd", "dpbf16"; empty: none) asks for B to be
+// `panelPath` ("vnni", "pmaddubsw", "pmaddwd", "dpbf16"; empty: none) asks
+// for B to be
 // packed by the kernel (canPackPanels): per K block and n tile, the
 // kTile x lanes panel of B is copied once into a stack buffer in K groups
 // and every row tile then runs that native path over it. For "vnni" A is
 // flipped to unsigned in registers and the accumulators of each K block
 // start 128 * (the panel's column sums) lower, computed while packing.
+// "pmaddubsw" (256-bit only) takes |B| and A * sign(B): exact only when A
+// holds no -128, which the lowering config checks (kNarrowLhsAttr) before
+// choosing it.
 // `gatherB` (f32, ImplicitGemm.h): B is a slice of a convolution's im2col
 // columns whose gather generic (`kiln.conv_gather`) was left unfused; the
 // kernel copies each K block x lane tile panel of B into a stack buffer

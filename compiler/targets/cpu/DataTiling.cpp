@@ -37,8 +37,9 @@ std::optional<Packing> choosePacking(const ContractionLoops &loops,
     if (target.hasVnni)
       return Packing{4, true};
     // Without VNNI: i8 sign-extended to i16 and pairs summed by pmaddwd,
-    // exact (|a * b| <= 2^14, two of them fit in i32), unlike pmaddubsw,
-    // whose i16 pair sums saturate.
+    // exact (|a * b| <= 2^14, two of them fit in i32). On AVX2 a B with
+    // no -128 is packed in quads for pmaddubsw instead (upgraded in
+    // packConstantWeights once the constant's bytes are known).
     if (target.vectorBits >= 256)
       return Packing{2, false};
     return std::nullopt;
@@ -161,6 +162,64 @@ FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
   return result;
 }
 
+// Whether no byte of an i8 constant is -128: the AVX2 pmaddubsw path
+// (ContractionKernel.h) applies the sign of the other operand to it, and
+// -(-128) does not fit in a byte.
+bool holdsNoInt8Min(arith::ConstantOp constant) {
+  auto attr = dyn_cast<ElementsAttr>(constant.getValue());
+  if (!attr || !cast<ShapedType>(attr.getType()).getElementType().isInteger(8))
+    return false;
+  std::optional<std::vector<uint8_t>> bytes = rawBytes(attr);
+  return bytes && llvm::find(*bytes, uint8_t(0x80)) == bytes->end();
+}
+
+// The pmaddubsw quads are AVX2's (vpsignb has no 512-bit form).
+bool hasPmaddubsw(const TargetChoice &target) {
+  return !target.hasVnni && target.vectorBits == 256;
+}
+
+// The constants every call of `dispatch` passes as argument `index`, or
+// nothing when some call passes a computed value.
+std::optional<SmallVector<std::pair<func::CallOp, arith::ConstantOp>>>
+constantArguments(func::FuncOp dispatch, ModuleOp module, unsigned index) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(dispatch, module);
+  if (!uses || uses->empty())
+    return std::nullopt;
+  SmallVector<std::pair<func::CallOp, arith::ConstantOp>> calls;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    auto constant =
+        call ? call.getOperand(index).getDefiningOp<arith::ConstantOp>()
+             : arith::ConstantOp();
+    if (!constant || !isa<ElementsAttr>(constant.getValue()))
+      return std::nullopt;
+    calls.push_back({call, constant});
+  }
+  return calls;
+}
+
+// Marks (kNarrowLhsAttr) the i8 contraction of `dispatch` whose B the
+// kernel packs in panels when its A is a dispatch argument that every
+// call passes a constant without -128 for (a convolution's filter).
+void markNarrowLhs(func::FuncOp dispatch, ModuleOp module) {
+  Block &entry = dispatch.getBody().front();
+  dispatch.walk([&](linalg::LinalgOp op) {
+    FailureOr<ContractionLoops> loops = matchContraction(op);
+    if (failed(loops) || !loops->operandType.isInteger(8) ||
+        !canPackPanels(*loops, op))
+      return;
+    auto arg = dyn_cast<BlockArgument>(op.getDpsInputs()[loops->lhs]);
+    if (!arg || arg.getOwner() != &entry)
+      return;
+    auto calls = constantArguments(dispatch, module, arg.getArgNumber());
+    if (calls && llvm::all_of(*calls, [](auto &call) {
+          return holdsNoInt8Min(call.second);
+        }))
+      op->setAttr(kNarrowLhsAttr, UnitAttr::get(op->getContext()));
+  });
+}
+
 bool isZeroFill(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   return fill && matchPattern(fill.getDpsInputs()[0], m_Zero());
@@ -266,30 +325,26 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
   DenseMap<Operation *, PackedConstant> packedOf;
   SmallVector<arith::ConstantOp> originals;
   for (func::FuncOp dispatch : dispatches) {
+    if (hasPmaddubsw(target))
+      markNarrowLhs(dispatch, module);
     std::optional<Candidate> candidate = findCandidate(dispatch, target);
     if (!candidate)
       continue;
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(dispatch, module);
-    if (!uses || uses->empty())
-      continue;
     // Every call must pass a constant B.
-    SmallVector<std::pair<func::CallOp, arith::ConstantOp>> calls;
-    bool allConstant = true;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      auto constant =
-          call ? call.getOperand(candidate->argIndex)
-                     .getDefiningOp<arith::ConstantOp>()
-               : arith::ConstantOp();
-      if (!constant || !isa<ElementsAttr>(constant.getValue())) {
-        allConstant = false;
-        break;
-      }
-      calls.push_back({call, constant});
-    }
-    if (!allConstant)
+    auto constants =
+        constantArguments(dispatch, module, candidate->argIndex);
+    if (!constants)
       continue;
+    SmallVector<std::pair<func::CallOp, arith::ConstantOp>> &calls =
+        *constants;
+    // AVX2: quads for pmaddubsw when no B holds -128 (a constant read by
+    // several dispatches gets the same answer in each, so it is packed
+    // once either way).
+    if (hasPmaddubsw(target) && candidate->loops.operandType.isInteger(8) &&
+        llvm::all_of(calls, [](auto &call) {
+          return holdsNoInt8Min(call.second);
+        }))
+      candidate->packing = Packing{4, false};
     for (auto [call, constant] : calls) {
       auto it = packedOf.find(constant);
       if (it == packedOf.end()) {

@@ -159,7 +159,8 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
       auto native = dict.getAs<StringAttr>("native");
       if (!native || kGroupOf(native.getValue()) == 1)
         return dispatch.emitError("'pack_b' needs 'native' = \"vnni\", "
-                                  "\"pmaddwd\" or \"dpbf16\"");
+                                  "\"pmaddubsw\", \"pmaddwd\" or "
+                                  "\"dpbf16\"");
       config.packPanels = true;
       config.native = native.getValue().str();
     }
@@ -695,10 +696,15 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (config.native == "convert" && rowsTotal >= 4 &&
       canPackPanels(*loops, candidate->op)) {
     StringRef panelPath;
+    // AVX2 takes quads through pmaddubsw when the data tiling found the
+    // filter (A) free of -128, which keeps that path exact; pairs through
+    // pmaddwd otherwise.
+    bool narrowLhs = candidate->op->hasAttr(kNarrowLhsAttr);
     if (loops->operandType.isInteger(8))
-      panelPath = target.hasVnni             ? "vnni"
-                  : target.vectorBits >= 256 ? "pmaddwd"
-                                             : "";
+      panelPath = target.hasVnni ? "vnni"
+                  : target.vectorBits == 256 && narrowLhs ? "pmaddubsw"
+                  : target.vectorBits >= 256              ? "pmaddwd"
+                                                          : "";
     else if (target.hasBf16Dot)
       panelPath = "dpbf16";
     if (!panelPath.empty()) {
@@ -711,6 +717,12 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (!config.packPanels && loops->operandType.isF32() &&
       convGatherProducer(candidate->op.getDpsInputs()[loops->rhs]))
     config.gatherB = true;
+  // pmaddubsw keeps |x|, the signed operand and vpmaddwd's ones in
+  // registers besides B and the broadcast: 8 accumulators fit in 16 ymm
+  // where 12 spilled (a 6x16 tile ran slower than 4x16).
+  if (config.native == "pmaddubsw")
+    while (rows > 1 && rows * (lanes / width) > 8)
+      --rows;
   config.tileRows = rows;
   config.tileLanes = lanes;
   // K blocks whose B sub-panel (kc x lanes elements) takes about half of a
