@@ -11,13 +11,21 @@ compiled by kilnc under each configuration
 
     --cpu=native                 (AVX512-VNNI here: vpdpbusd on K quads)
     --cpu=x86-64-v4              (AVX-512 without VNNI: pmaddwd on K pairs)
-    --cpu=x86-64-v3              (AVX2: pmaddwd on K pairs, ymm)
+    --cpu=x86-64-v3              (AVX2: pmaddubsw on K quads when the
+                                  weights hold no -128, else pmaddwd on
+                                  K pairs, ymm)
     --cpu=native --codegen=loop-order  (weights not packed)
 
 run with `kiln run` on seeded inputs that span the whole 8-bit range, and
 every int32 output must equal onnxruntime's exactly. For the native build
 the script also checks that --dump-dispatches reports the VNNI path for
-the MatMulInteger models when the host has AVX512-VNNI.
+the MatMulInteger models when the host has AVX512-VNNI, and for the
+x86-64-v3 build that exactly the models whose weights hold no -128 (as
+onnxruntime's quantizer writes them: symmetric int8 is [-127, 127]) run
+on "pmaddubsw". The "_sat" models are the saturation-prone cases of
+vpmaddubsw, whose i16 pair sums saturate: weights of +-127 and inputs of
+only the two extremes, in blocks of one sign, so that many pairs sum to
++-2 * 128 * 127 (see ContractionKernel.cpp).
 
 Prints one line per (model, configuration) and ends with
 'N passed, N failed'; exit status 1 when anything failed.
@@ -51,11 +59,25 @@ def onnx_type(dtype):
     return TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
 
 
-def matmul_integer(name, a_shape, n, a_dtype, a_zero=None, seed=0):
+def extreme_weights(rng, shape, low, high):
+    # Blocks of one sign along K (the first dim after the output one for a
+    # conv, the first for a matmul): products of one sign fill whole pairs.
+    signs = np.where(rng.random(shape) < 0.5, low, high)
+    signs[: max(1, shape[0] // 2)] = high
+    return signs
+
+
+def matmul_integer(name, a_shape, n, a_dtype, a_zero=None, seed=0, narrow=False,
+                   extreme=False):
     rng = np.random.default_rng(seed)
     k = a_shape[-1]
-    w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
-    w.flat[0] = -128
+    if extreme:
+        w = extreme_weights(rng, (k, n), -127, 127).astype(np.int8)
+    elif narrow:
+        w = rng.integers(-127, 128, size=(k, n)).astype(np.int8)
+    else:
+        w = rng.integers(-128, 128, size=(k, n)).astype(np.int8)
+        w.flat[0] = -128
     inits = [numpy_helper.from_array(w, "w")]
     inputs = ["a", "w"]
     if a_zero is not None:
@@ -71,11 +93,20 @@ def matmul_integer(name, a_shape, n, a_dtype, a_zero=None, seed=0):
 
 
 def conv_integer(name, x_shape, out_channels, kernel, group, a_dtype,
-                 x_zero=None, seed=0):
-    # onnxruntime's ConvInteger takes uint8 inputs and weights only.
+                 x_zero=None, seed=0, narrow=False, extreme=False):
+    # onnxruntime's ConvInteger takes uint8 inputs and weights only. Kiln
+    # holds u8 as the biased i8 value - 128: a weight of 0 is its -128,
+    # so narrow weights are 1..255.
     rng = np.random.default_rng(seed)
     c = x_shape[1]
-    w = rng.integers(0, 256, size=(out_channels, c // group, kernel, kernel)).astype(np.uint8)
+    shape = (out_channels, c // group, kernel, kernel)
+    if extreme:
+        w = np.moveaxis(extreme_weights(rng, np.moveaxis(np.zeros(shape), 1, 0).shape, 1, 255),
+                        0, 1).astype(np.uint8)
+    else:
+        w = rng.integers(1 if narrow else 0, 256, size=shape).astype(np.uint8)
+        if not narrow:
+            w.flat[0] = 0
     inits = [numpy_helper.from_array(w, "w")]
     inputs = ["x", "w"]
     if x_zero is not None:
@@ -92,6 +123,26 @@ def conv_integer(name, x_shape, out_channels, kernel, group, a_dtype,
 
 
 def models():
+    """(name, graph, is_matmul, narrow: weights hold no -128 (as Kiln's i8),
+    extreme: inputs only at the two ends of their range)."""
+    for name, graph, is_matmul in base_models():
+        yield name, graph, is_matmul, False, False
+    yield "mm_9x301x37_s8_narrow", matmul_integer(
+        "mm_9x301x37_s8_narrow", (9, 301), 37, np.int8, narrow=True), True, True, False
+    yield "mm_70x600x100_u8_zp_narrow", matmul_integer(
+        "mm_70x600x100_u8_zp_narrow", (70, 600), 100, np.uint8, a_zero=131,
+        narrow=True), True, True, False
+    yield "mm_13x515x40_s8_sat", matmul_integer(
+        "mm_13x515x40_s8_sat", (13, 515), 40, np.int8, extreme=True), True, True, True
+    yield "mm_1x130x72_u8_sat", matmul_integer(
+        "mm_1x130x72_u8_sat", (1, 130), 72, np.uint8, extreme=True), True, True, True
+    yield "conv3x3_u8_narrow", conv_integer(
+        "conv3x3_u8_narrow", (1, 5, 9, 11), 6, 3, 1, np.uint8, narrow=True), False, True, False
+    yield "conv3x3_u8_sat", conv_integer(
+        "conv3x3_u8_sat", (1, 16, 12, 13), 24, 3, 1, np.uint8, extreme=True), False, True, True
+
+
+def base_models():
     yield "mm_1x7x5_s8", matmul_integer("mm_1x7x5_s8", (1, 7), 5, np.int8), True
     yield "mm_9x301x37_s8", matmul_integer("mm_9x301x37_s8", (9, 301), 37, np.int8), True
     yield "mm_70x600x100_s8_zp", matmul_integer(
@@ -125,7 +176,7 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     passed = failed = 0
     vnni = host_has_vnni()
-    for name, graph, is_matmul in models():
+    for name, graph, is_matmul, narrow, extreme in models():
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 8
         onnx.checker.check_model(model)
@@ -136,9 +187,16 @@ def main():
         dims = [d.dim_value for d in value.type.tensor_type.shape.dim]
         dtype = np.uint8 if value.type.tensor_type.elem_type == TensorProto.UINT8 else np.int8
         info = np.iinfo(dtype)
-        data = rng.integers(info.min, info.max + 1, size=dims).astype(dtype)
-        data.flat[0] = info.min
-        data.flat[-1] = info.max
+        if extreme:
+            # Whole rows of one extreme, then a random mix of both.
+            data = np.where(rng.random(dims) < 0.5, info.min, info.max).astype(dtype)
+            flat = data.reshape(-1, dims[-1])
+            flat[0::3] = info.min
+            flat[1::3] = info.max
+        else:
+            data = rng.integers(info.min, info.max + 1, size=dims).astype(dtype)
+            data.flat[0] = info.min
+            data.flat[-1] = info.max
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
@@ -153,6 +211,9 @@ def main():
             elif (config == "native" and is_matmul and vnni
                   and 'native = "vnni"' not in proc.stderr):
                 problem = "--dump-dispatches does not show native = \"vnni\""
+            elif config == "x86-64-v3" and ('native = "pmaddubsw"' in proc.stderr) != narrow:
+                problem = (f"--dump-dispatches {'does not show' if narrow else 'shows'} "
+                           "native = \"pmaddubsw\"")
             else:
                 try:
                     outputs = compare_with_ort.run_kiln(

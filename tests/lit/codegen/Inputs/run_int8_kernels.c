@@ -8,10 +8,18 @@
  *   plain  A[M][K], B[K][N]                      -> C[M][N] (i32)
  *   pair   A[M][K], B packed [ceil(K/2)][N][2]   -> C
  *   quad   A[M][K], B packed [ceil(K/4)][N][4], -128 * colsum(B) [N] -> C
+ *   squad  A[M][K], B packed [ceil(K/4)][N][4]                -> C
+ *          (AVX2 pmaddubsw: B holds no -128)
+ *   npanel A[M][K], B[K][N]                     -> C
+ *          (AVX2 pmaddubsw panels: A holds no -128)
  * Packing here follows the documented layout (K zero-padded); the packer
  * itself is checked by FileCheck on its constants. A and B are
  * pseudo-random bytes that include -128 and 127, so the u8 flip and the
- * widest products are exercised. Prints "NAME: ok" or the first
+ * widest products are exercised. For squad and npanel, three of four
+ * bytes are extremes instead (-128 or 127 in the operand that may hold
+ * -128, -127 or 127 in the other), and the first row of A and column of
+ * B are all extremes of one sign: the i16 pair sums of vpmaddubsw then
+ * reach 2 * 128 * 127 = 32512 in both signs, next to saturation. Prints "NAME: ok" or the first
  * mismatches, and exits non-zero on any failure. With --repeat R it then
  * runs each kernel R more times on one thread and prints its speed (a
  * figure for design.md, not a test). */
@@ -53,7 +61,11 @@ static int run(const kiln_cpu_library* table, const char* spec) {
     fprintf(stderr, "%s: no such kernel\n", name);
     return 1;
   }
-  int group = strcmp(layout, "quad") == 0 ? 4 : strcmp(layout, "pair") == 0 ? 2 : 1;
+  int signed_quads = strcmp(layout, "squad") == 0;
+  int narrow_a = strcmp(layout, "npanel") == 0;
+  int group = strcmp(layout, "quad") == 0 || signed_quads ? 4
+              : strcmp(layout, "pair") == 0                ? 2
+                                                           : 1;
   long groups = (k + group - 1) / group;
   int8_t* a = malloc(m * k);
   int8_t* b = malloc(k * n);
@@ -63,10 +75,33 @@ static int run(const kiln_cpu_library* table, const char* spec) {
   int32_t* expected = calloc(m * n, sizeof(int32_t));
   for (long i = 0; i < m * k; ++i) a[i] = next_byte();
   for (long i = 0; i < k * n; ++i) b[i] = next_byte();
-  a[0] = -128;
-  b[0] = -128;
-  if (m * k > 1) a[1] = 127;
-  if (k > 1) b[n] = 127;
+  if (signed_quads || narrow_a) {
+    /* The wide operand may hold -128, the narrow one (B for squad, A for
+     * npanel) never does. */
+    int8_t* wide = narrow_a ? b : a;
+    int8_t* narrow = narrow_a ? a : b;
+    long wide_count = narrow_a ? k * n : m * k;
+    long narrow_count = narrow_a ? m * k : k * n;
+    for (long i = 0; i < wide_count; ++i)
+      if (wide[i] & 3) wide[i] = (wide[i] & 4) ? 127 : -128;
+    for (long i = 0; i < narrow_count; ++i) {
+      if (narrow[i] & 3) narrow[i] = (narrow[i] & 4) ? 127 : -127;
+      if (narrow[i] == -128) narrow[i] = -127;
+    }
+    /* Row 0 of A: -128 (or -127); column 0 of B: -127 (or -128): every
+     * pair in C[0][0] is 2 * 128 * 127; row 1 of A at 127 against column
+     * 0 gives the negative extreme. */
+    for (long p = 0; p < k; ++p) {
+      a[p] = narrow_a ? -127 : -128;
+      b[p * n] = narrow_a ? -128 : -127;
+      if (m > 1) a[k + p] = 127;
+    }
+  } else {
+    a[0] = -128;
+    b[0] = -128;
+    if (m * k > 1) a[1] = 127;
+    if (k > 1) b[n] = 127;
+  }
   for (long i = 0; i < m; ++i)
     for (long j = 0; j < n; ++j)
       for (long p = 0; p < k; ++p)
@@ -85,7 +120,8 @@ static int run(const kiln_cpu_library* table, const char* spec) {
     bindings[count] = b, sizes[count++] = k * n;
   else
     bindings[count] = packed, sizes[count++] = groups * n * group;
-  if (group == 4) bindings[count] = correction, sizes[count++] = n * 4;
+  if (group == 4 && !signed_quads)
+    bindings[count] = correction, sizes[count++] = n * 4;
   bindings[count] = c, sizes[count++] = m * n * 4;
   if (count != kernel->binding_count) {
     fprintf(stderr, "%s: layout %s has %u bindings, the kernel %u\n", name,
