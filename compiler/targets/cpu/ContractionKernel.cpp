@@ -546,6 +546,15 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return op.emitOpError("the '")
              << panelPath << "' path does not take "
              << loops->operandType << " operands";
+    // A * sign(B) wraps for an A byte of -128, and the kernel cannot see
+    // A's bytes: only kiln-cpu-pack-weights, which reads the constant
+    // filter, may vouch for them. A hand-set config must not give a silent
+    // wrong answer.
+    if (panelPath == "pmaddubsw" && !op->hasAttr(kNarrowLhsAttr))
+      return op.emitOpError("the 'pmaddubsw' path needs an A known to hold "
+                            "no -128 (the kiln.narrow_lhs mark that "
+                            "kiln-cpu-pack-weights sets after reading a "
+                            "constant A)");
   }
   int64_t group = panels ? kGroupOf(panelPath) : loops->kGroup;
   StringRef path = panels ? panelPath : nativePath(*loops);

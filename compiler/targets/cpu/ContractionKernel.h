@@ -117,7 +117,7 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // start 128 * (the panel's column sums) lower, computed while packing.
 // "pmaddubsw" (256-bit only) takes |B| and A * sign(B): exact only when A
 // holds no -128, which the lowering config checks (kNarrowLhsAttr) before
-// choosing it.
+// choosing it; a config asking for it on an unmarked op is an error.
 // `gatherB` (f32, ImplicitGemm.h): B is a slice of a convolution's im2col
 // columns whose gather generic (`kiln.conv_gather`) was left unfused; the
 // kernel copies each K block x lane tile panel of B into a stack buffer

@@ -70,3 +70,16 @@ func.func private @dispatch_0(%a: tensor<16x64xi8>, %b: tensor<64x32xi8>) -> ten
   %2 = linalg.matmul ins(%a, %b : tensor<16x64xi8>, tensor<64x32xi8>) outs(%1 : tensor<16x32xi32>) -> tensor<16x32xi32>
   return %2 : tensor<16x32xi32>
 }
+
+// -----
+
+// pmaddubsw multiplies A by sign(B), which wraps for an A byte of -128:
+// only kiln-cpu-pack-weights, reading a constant A, may mark A narrow.
+func.func private @dispatch_0(%a: tensor<16x64xi8>, %b: tensor<64x32xi8>) -> tensor<16x32xi32> attributes {kiln.dispatch, kiln.lowering_config = {native = "pmaddubsw", pack_b = "panels", register_tile = array<i64: 4, 16>, strategy = "contraction", workgroup_tile = array<i64: 16, 32, 0>}} {
+  %c0 = arith.constant 0 : i32
+  %0 = tensor.empty() : tensor<16x32xi32>
+  %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<16x32xi32>) -> tensor<16x32xi32>
+  // expected-error @+1 {{the 'pmaddubsw' path needs an A known to hold no -128}}
+  %2 = linalg.matmul ins(%a, %b : tensor<16x64xi8>, tensor<64x32xi8>) outs(%1 : tensor<16x32xi32>) -> tensor<16x32xi32>
+  return %2 : tensor<16x32xi32>
+}

@@ -73,14 +73,14 @@ module {
     %c0 = arith.constant 0 : i32
     %0 = tensor.empty() : tensor<9x37xi32>
     %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<9x37xi32>) -> tensor<9x37xi32>
-    %2 = linalg.matmul ins(%a, %b : tensor<9x301xi8>, tensor<301x37xi8>) outs(%1 : tensor<9x37xi32>) -> tensor<9x37xi32>
+    %2 = linalg.matmul {kiln.narrow_lhs} ins(%a, %b : tensor<9x301xi8>, tensor<301x37xi8>) outs(%1 : tensor<9x37xi32>) -> tensor<9x37xi32>
     return %2 : tensor<9x37xi32>
   }
   func.func private @npanel_1(%a: tensor<70x300xi8>, %b: tensor<300x100xi8>) -> tensor<70x100xi32> attributes {kiln.dispatch, kiln.lowering_config = {native = "pmaddubsw", operand_type = i8, pack_b = "panels", reduction_tile = 0 : i64, register_tile = array<i64: 4, 16>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}} {
     %c0 = arith.constant 0 : i32
     %0 = tensor.empty() : tensor<70x100xi32>
     %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<70x100xi32>) -> tensor<70x100xi32>
-    %2 = linalg.matmul ins(%a, %b : tensor<70x300xi8>, tensor<300x100xi8>) outs(%1 : tensor<70x100xi32>) -> tensor<70x100xi32>
+    %2 = linalg.matmul {kiln.narrow_lhs} ins(%a, %b : tensor<70x300xi8>, tensor<300x100xi8>) outs(%1 : tensor<70x100xi32>) -> tensor<70x100xi32>
     return %2 : tensor<70x100xi32>
   }
 }
