@@ -106,44 +106,80 @@ TEST(ThreadPool, GuidedChunkSizes) {
 
 struct ChunkLog {
   std::mutex mutex;
-  std::vector<std::pair<uint64_t, uint64_t>> chunks;  // begin, end
+  std::thread::id caller;
+  std::vector<std::pair<uint64_t, uint64_t>> front;  // the caller's chunks
+  std::vector<std::pair<uint64_t, uint64_t>> back;   // the workers'
 };
 
 void LogChunk(void* context, uint64_t begin, uint64_t end) {
   auto* log = static_cast<ChunkLog*>(context);
   std::lock_guard<std::mutex> lock(log->mutex);
-  log->chunks.emplace_back(begin, end);
+  (std::this_thread::get_id() == log->caller ? log->front : log->back).emplace_back(begin, end);
 }
 
-// The chunks of one call, in range order, tile [0, count) with sizes that
-// never grow and end in single items, so no thread is left with a large
-// last chunk while the others wait. A chunk's size depends only on where it
-// starts, so they are the same whichever threads claim them.
-TEST(ThreadPool, ChunksShrinkTowardsTheEnd) {
+// The caller claims from the front of the range and the workers from the
+// back, so every chunk the caller ran comes before every chunk a worker
+// ran (each core keeps to the same part of every dispatch). Together the
+// chunks tile [0, count); from either end they never grow, and the ones
+// where the two ends meet are single items, so no thread is left with a
+// large last chunk while the others wait.
+TEST(ThreadPool, CallerTakesTheFrontWorkersTheBackAndChunksShrinkWhereTheyMeet) {
   for (int threads : {2, 4}) {
     ThreadPool pool(threads);
-    for (uint64_t count : {2, 3, 13, 147, 196, 1000}) {
+    for (uint64_t count : {2, 3, 13, 147, 196, 1000, 100000}) {
       uint64_t chunk = std::max<uint64_t>(1, count / (threads * 4));  // Session::Run's
       ChunkLog log;
+      log.caller = std::this_thread::get_id();
       pool.ParallelFor(count, chunk, LogChunk, &log);
-      std::sort(log.chunks.begin(), log.chunks.end());
       std::string what = "threads " + std::to_string(threads) + " count " + std::to_string(count);
-      ASSERT_FALSE(log.chunks.empty()) << what;
-      uint64_t expected_begin = 0, previous_size = UINT64_MAX;
-      for (auto [begin, end] : log.chunks) {
+      std::sort(log.front.begin(), log.front.end());
+      std::sort(log.back.begin(), log.back.end());
+      ASSERT_FALSE(log.front.empty()) << what;  // the caller always claims first
+      if (!log.back.empty()) {
+        EXPECT_LE(log.front.back().second, log.back.front().first) << what;
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> all = log.front;
+      all.insert(all.end(), log.back.begin(), log.back.end());
+      uint64_t expected_begin = 0;
+      for (auto [begin, end] : all) {
         ASSERT_EQ(begin, expected_begin) << what;
         ASSERT_GT(end, begin) << what;
-        uint64_t size = end - begin;
-        EXPECT_LE(size, chunk) << what << " chunk at " << begin;
-        EXPECT_LE(size, previous_size) << what << " chunk at " << begin;
-        EXPECT_EQ(size, ThreadPool::GuidedChunk(count - begin, chunk, threads)) << what;
-        previous_size = size;
+        EXPECT_LE(end - begin, chunk) << what << " chunk at " << begin;
         expected_begin = end;
       }
       EXPECT_EQ(expected_begin, count) << what;
-      EXPECT_EQ(log.chunks.back().second - log.chunks.back().first, 1u) << what;
+      for (size_t i = 1; i < log.front.size(); ++i)
+        EXPECT_LE(log.front[i].second - log.front[i].first,
+                  log.front[i - 1].second - log.front[i - 1].first) << what;
+      for (size_t i = 1; i < log.back.size(); ++i)
+        EXPECT_GE(log.back[i].second - log.back[i].first,
+                  log.back[i - 1].second - log.back[i - 1].first) << what;
+      // The last claim, whichever end made it, is a single item.
+      EXPECT_EQ(log.front.back().second - log.front.back().first == 1 ||
+                    (!log.back.empty() && log.back.front().second - log.back.front().first == 1),
+                true) << what;
     }
   }
+}
+
+// A claim packs both ends of the range into 32 bits each; a longer range
+// runs as slices and still reaches fn with its own indices.
+TEST(ThreadPool, RangesLongerThan32BitsRunAsSlices) {
+  ThreadPool pool(2);
+  const uint64_t count = (uint64_t{1} << 32) + 5;
+  ChunkLog log;
+  log.caller = std::this_thread::get_id();
+  pool.ParallelFor(count, count, LogChunk, &log);  // guided chunks: few calls
+  std::vector<std::pair<uint64_t, uint64_t>> all = log.front;
+  all.insert(all.end(), log.back.begin(), log.back.end());
+  std::sort(all.begin(), all.end());
+  uint64_t expected_begin = 0;
+  for (auto [begin, end] : all) {
+    ASSERT_EQ(begin, expected_begin);
+    ASSERT_GT(end, begin);
+    expected_begin = end;
+  }
+  EXPECT_EQ(expected_begin, count);
 }
 
 // Two chunks that each wait for the other can only finish if two threads

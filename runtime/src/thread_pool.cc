@@ -78,29 +78,40 @@ uint64_t ThreadPool::GuidedChunk(uint64_t remaining, uint64_t chunk, uint64_t th
   return std::clamp<uint64_t>(share, 1, std::max<uint64_t>(chunk, 1));
 }
 
-void ThreadPool::RunChunks(Job* job) {
+void ThreadPool::RunChunks(Job* job, bool from_back) {
   // Guided handout: a claim takes at most 1/(2 x threads) of what is left
-  // (and at most job->chunk), so chunks shrink towards the end of the
-  // range and the threads finish within about one item of each other. A
-  // fixed chunk size leaves up to a whole chunk (1/8 of a dispatch at the
-  // session's sizes) to one thread while the others wait. A claim's size
-  // depends only on where it starts, so the chunks are the same whichever
-  // thread claims them.
-  uint64_t begin = job->next.load(std::memory_order_relaxed);
+  // (and at most job->chunk), so chunks shrink towards the middle where
+  // the two ends meet and the threads finish within about one item of each
+  // other. The caller claims from the front and the workers from the back,
+  // so with 2 threads each core handles about the same part of every
+  // dispatch's range, and the bytes a step writes are mostly still in the
+  // cache of the core whose next step reads them. Claiming both from the
+  // front interleaved the owners differently on every call, and resnet18's
+  // im2col steps ran slower on 2 threads than on 1; front/back measured
+  // resnet18_style 0.95x and mobilenet_v2 0.91x of that at 2 threads.
+  uint64_t range = job->range.load(std::memory_order_relaxed);
   for (;;) {
-    if (begin >= job->count) return;
-    uint64_t size = GuidedChunk(job->count - begin, job->chunk, job->threads);
-    if (!job->next.compare_exchange_weak(begin, begin + size, std::memory_order_relaxed))
-      continue;  // `begin` now holds the current value
+    uint64_t front = range & 0xffffffffu, back = range >> 32;
+    if (front >= back) return;
+    uint64_t size = GuidedChunk(back - front, job->chunk, job->threads);
+    uint64_t begin = from_back ? back - size : front;
+    uint64_t next = from_back ? (begin << 32 | front) : (back << 32 | (front + size));
+    if (!job->range.compare_exchange_weak(range, next, std::memory_order_relaxed))
+      continue;  // `range` now holds the current value
     job->fn(job->context, begin, begin + size);
-    begin = job->next.load(std::memory_order_relaxed);
+    range = job->range.load(std::memory_order_relaxed);
   }
+}
+
+bool ThreadPool::HasUnclaimed(const Job* job) {
+  uint64_t range = job->range.load(std::memory_order_relaxed);
+  return (range & 0xffffffffu) < (range >> 32);
 }
 
 ThreadPool::Job* ThreadPool::ClaimJobLocked() {
   while (!jobs_.empty()) {
     Job* job = jobs_.front();
-    if (job->next.load(std::memory_order_relaxed) < job->count) {
+    if (HasUnclaimed(job)) {
       job->helpers.fetch_add(1, std::memory_order_relaxed);
       return job;
     }
@@ -116,7 +127,7 @@ void ThreadPool::WorkerLoop() {
     if (stopping_) return;
     if (Job* job = ClaimJobLocked()) {
       lock.unlock();
-      RunChunks(job);
+      RunChunks(job, /*from_back=*/true);
       lock = LockSpinning(mutex_);
       // The caller returns once it sees zero under the mutex, so this is
       // the last touch of `job`.
@@ -162,12 +173,30 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
     fn(context, 0, 1);
     return;
   }
+  // The claim packs both ends of the range into one 64-bit word; a range
+  // longer than 32 bits (never a real dispatch) runs as slices.
+  constexpr uint64_t kMaxSlice = 0xffffffffu;
+  if (count > kMaxSlice) {
+    struct Slice {
+      RangeFn fn;
+      void* context;
+      uint64_t base;
+    } slice{fn, context, 0};
+    RangeFn shifted = [](void* c, uint64_t begin, uint64_t end) {
+      auto* s = static_cast<Slice*>(c);
+      s->fn(s->context, s->base + begin, s->base + end);
+    };
+    for (; slice.base < count; slice.base += kMaxSlice)
+      ParallelFor(std::min(kMaxSlice, count - slice.base), chunk, shifted, &slice);
+    return;
+  }
   Job job;
   job.fn = fn;
   job.context = context;
   job.count = count;
   job.chunk = chunk;
   job.threads = threads;
+  job.range.store(count << 32, std::memory_order_relaxed);
   int sleeping;
   {
     std::unique_lock<std::mutex> lock = LockSpinning(mutex_);
@@ -185,7 +214,7 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
     else
       for (uint64_t i = 1; i < chunks; ++i) work_available_.notify_one();
   }
-  RunChunks(&job);
+  RunChunks(&job, /*from_back=*/false);
   // Every chunk is claimed; wait for the workers still running one. A
   // worker can only join while the job is listed, so unlisting it first
   // makes the wait final. Helpers leave under the mutex, so seeing zero

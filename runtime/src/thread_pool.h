@@ -43,9 +43,11 @@ class ThreadPool {
   // returns when every chunk has finished. A chunk has at most `chunk`
   // items (0 counts as 1), and fewer where needed to give every thread a
   // chunk: with more than one thread, more than one item is never a
-  // single chunk. Chunks shrink towards the end of the range (guided:
-  // GuidedChunk of what is left), so the threads finish together. A pool
-  // of one thread makes a single call over [0, count).
+  // single chunk. The caller claims chunks from the front of the range and
+  // the workers from the back, so with 2 threads each core keeps to the
+  // same part of every call's range. Chunks shrink where the ends meet
+  // (guided: GuidedChunk of what is left), so the threads finish together.
+  // A pool of one thread makes a single call over [0, count).
   using RangeFn = void (*)(void* context, uint64_t begin, uint64_t end);
   void ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn, void* context);
 
@@ -64,14 +66,17 @@ class ThreadPool {
     uint64_t count;
     uint64_t chunk;
     uint64_t threads;
-    std::atomic<uint64_t> next{0};
+    // The unclaimed items [front, back), packed as back << 32 | front:
+    // the caller claims from the front and the workers from the back.
+    std::atomic<uint64_t> range{0};
     // Workers inside RunChunks. Changed only under mutex_; the caller also
     // reads it while spinning.
     std::atomic<int> helpers{0};
     bool caller_sleeping = false;  // guarded by mutex_
     std::condition_variable helpers_done;
   };
-  static void RunChunks(Job* job);
+  static void RunChunks(Job* job, bool from_back);
+  static bool HasUnclaimed(const Job* job);
   // The oldest job with unclaimed chunks, counted as helped; drops fully
   // claimed jobs on the way. Needs mutex_.
   Job* ClaimJobLocked();
