@@ -84,11 +84,11 @@ void ThreadPool::RunChunks(Job* job, bool from_back) {
   // the two ends meet and the threads finish within about one item of each
   // other. The caller claims from the front and the workers from the back,
   // so with 2 threads each core handles about the same part of every
-  // dispatch's range, and the bytes a step writes are mostly still in the
-  // cache of the core whose next step reads them. Claiming both from the
-  // front interleaved the owners differently on every call, and resnet18's
-  // im2col steps ran slower on 2 threads than on 1; front/back measured
-  // resnet18_style 0.95x and mobilenet_v2 0.91x of that at 2 threads.
+  // dispatch's range. Claiming both from the front interleaved the owners
+  // differently on every call, and resnet18's im2col steps ran slower on 2
+  // threads than on 1; front/back measured resnet18_style 0.95x and
+  // mobilenet_v2 0.91x of that at 2 threads (p50 pairs, Zen 4). Why is not
+  // established: a line ping-pong between the two cores cost only ~35 ns.
   uint64_t range = job->range.load(std::memory_order_relaxed);
   for (;;) {
     uint64_t front = range & 0xffffffffu, back = range >> 32;
@@ -193,7 +193,6 @@ void ThreadPool::ParallelFor(uint64_t count, uint64_t chunk, RangeFn fn,
   Job job;
   job.fn = fn;
   job.context = context;
-  job.count = count;
   job.chunk = chunk;
   job.threads = threads;
   job.range.store(count << 32, std::memory_order_relaxed);

@@ -63,7 +63,6 @@ class ThreadPool {
   struct Job {
     RangeFn fn;
     void* context;
-    uint64_t count;
     uint64_t chunk;
     uint64_t threads;
     // The unclaimed items [front, back), packed as back << 32 | front:
