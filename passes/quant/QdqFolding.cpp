@@ -14,6 +14,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <cmath>
 #include <limits>
 
 namespace mlir::kiln::quant {
@@ -526,7 +527,79 @@ LogicalResult foldConv(OpBuilder &b, ConvOp op) {
   return success();
 }
 
+/// quantize(x, s, z) of the value `bound` (f32 arithmetic, as the kernels
+/// and QuantizeOp::fold do it), for scale/zero-point element `i`.
+int64_t quantizeBound(float bound, const ConstantTensor &scale,
+                      const ConstantTensor &zeroPoint, int64_t i) {
+  float scaleValue = static_cast<float>(scale.floatAt(scale.size() == 1 ? 0 : i));
+  float rounded =
+      std::nearbyint(bound / scaleValue) +
+      static_cast<float>(zeroPoint.intAt(zeroPoint.size() == 1 ? 0 : i));
+  return static_cast<int64_t>(std::min(127.0f, std::max(-128.0f, rounded)));
+}
+
 } // namespace
+
+LogicalResult foldClampIntoQuantize(OpBuilder &b, QuantizeOp op) {
+  Operation *clamp = op.getInput().getDefiningOp();
+  if (!clamp || !isa<ClipOp, ReluOp>(clamp) ||
+      !typeOf(op.getInput()).getElementType().isF32())
+    return failure();
+  std::optional<ConstantTensor> scale = readAny(op.getScale());
+  std::optional<ConstantTensor> zeroPoint = readAny(op.getZeroPoint());
+  if (!scale || !zeroPoint || !scale->isFloat || zeroPoint->isFloat)
+    return failure();
+  int64_t count = std::max<int64_t>(scale->type.getNumElements(),
+                                    zeroPoint->type.getNumElements());
+  // Division by a finite positive scale, rounding and adding the zero
+  // point are all monotone (non-decreasing), so quantize(clip(x, A, B)) is
+  // clamp(quantize(x), q(A), q(B)) for every x that is not a NaN.
+  std::optional<double> low = 0.0, high;
+  if (auto clip = dyn_cast<ClipOp>(clamp)) {
+    low = clip.getMin() ? std::optional<double>(clip.getMin()->convertToDouble())
+                        : std::nullopt;
+    if (clip.getMax())
+      high = clip.getMax()->convertToDouble();
+  }
+  if (low && high && *low > *high)
+    return failure();
+  int64_t highest = std::numeric_limits<int64_t>::min();
+  for (int64_t i = 0; i < count; ++i) {
+    float s = static_cast<float>(scale->floatAt(scale->size() == 1 ? 0 : i));
+    if (!(s > 0.0f) || std::isinf(s))
+      return failure();
+    // The lower bound must quantize to -128: then a NaN (which the clip
+    // passes on or maps to the bound, and which the quantize sends to
+    // -128) also gives -128 without the clip.
+    if (low && quantizeBound(static_cast<float>(*low), *scale, *zeroPoint,
+                             i) != -128)
+      return failure();
+    int64_t q = high ? quantizeBound(static_cast<float>(*high), *scale,
+                                     *zeroPoint, i)
+                     : 127;
+    if (i > 0 && q != highest)
+      return failure(); // one i8 bound per tensor only
+    highest = q;
+  }
+  b.setInsertionPoint(op);
+  FailureOr<Value> quantized = make<QuantizeOp>(
+      b, op.getLoc(), {clamp->getOperand(0), op.getScale(), op.getZeroPoint()},
+      {b.getNamedAttr("axis", op.getAxisAttr())});
+  if (failed(quantized))
+    return failure();
+  Value result = *quantized;
+  if (highest < 127) {
+    FailureOr<Value> clipped = make<ClipOp>(
+        b, op.getLoc(), {result},
+        {b.getNamedAttr("max", b.getF64FloatAttr(static_cast<double>(highest)))});
+    if (failed(clipped))
+      return failure();
+    result = *clipped;
+  }
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
 
 LogicalResult foldQdqContraction(OpBuilder &b, Operation *op) {
   if (op->getNumResults() != 1 ||
@@ -597,6 +670,13 @@ void foldQdq(Operation *root) {
   });
   for (Operation *op : contractions)
     (void)foldQdqContraction(b, op);
+
+  // Clamps (Relu, Clip) right before a quantize whose saturation already
+  // does their work leave the epilogues.
+  SmallVector<QuantizeOp> quantizes;
+  root->walk([&](QuantizeOp op) { quantizes.push_back(op); });
+  for (QuantizeOp op : quantizes)
+    (void)foldClampIntoQuantize(b, op);
 
   // Dequantizes of constants that joined no integer contraction become
   // f32 weights (the f32 path then reads them directly).

@@ -67,6 +67,16 @@ FailureOr<Value> buildIntegerConv(OpBuilder &builder, Location loc, Value x,
 /// added after the dequantize).
 LogicalResult foldQdqContraction(OpBuilder &builder, Operation *op);
 
+/// Drops a kiln.relu or kiln.clip (f32) feeding `op` when the quantize's
+/// own saturation to [-128, 127] does the clamping: quantize(clip(x, A, B),
+/// s, z) is clamp(quantize(x, s, z), q(A), q(B)) for a constant finite
+/// scale s > 0 (every step of quantize is monotone), so when q(A) is -128
+/// for every channel the lower bound goes (a NaN still ends at -128), and
+/// the upper bound goes when q(B) is 127 or stays as an i8 clip to q(B)
+/// (one value per tensor). Relu is clip(x, 0, none). Returns failure and
+/// leaves the IR unchanged otherwise (e.g. a zero point above -128 with
+/// A = 0). The clamp itself stays for its other users.
+LogicalResult foldClampIntoQuantize(OpBuilder &builder, QuantizeOp op);
 /// Moves a transpose or reshape of a dequantized constant below the
 /// dequantize (so a Gemm's transB weight stays int8): returns the new
 /// dequantize, or failure when `op` does not match.
@@ -75,7 +85,8 @@ FailureOr<Value> sinkDataMovementIntoDequantize(OpBuilder &builder,
 
 /// The whole fold over `root`: data movement of dequantized constants is
 /// sunk, every matching contraction is rewritten, and the dequantizes of
-/// constants that are left are evaluated (they stay f32 weights).
+/// constants that are left are evaluated (they stay f32 weights), and
+/// clamps before quantizes are folded (foldClampIntoQuantize).
 void foldQdq(Operation *root);
 
 } // namespace mlir::kiln::quant

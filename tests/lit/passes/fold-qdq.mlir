@@ -243,3 +243,71 @@ func.func @evaluate_dequantize() -> tensor<2x2xf32> {
   %z = kiln.dequantize %b, %bs, %bz {axis = 1 : i64} : tensor<2x2xi32>, tensor<2xf32>, tensor<2xi32>
   return %z : tensor<2x2xf32>
 }
+
+// -----
+
+// A clamp whose lower bound quantizes to -128 leaves the quantize: ReLU6
+// into a [0, 6] quantize (zero point -128, i.e. uint8 0) saturates at both
+// bounds anyway; a Relu likewise. quantize(clip(x, A, B)) equals
+// clamp(quantize(x), q(A), q(B)) since every step of quantize is monotone,
+// and a NaN ends at -128 either way.
+// CHECK-LABEL: func.func @clamps_into_quantize
+// CHECK-NOT: kiln.clip
+// CHECK-NOT: kiln.relu
+// CHECK: %[[Q0:.*]] = kiln.quantize %arg0, %{{.*}}, %{{.*}} : tensor<4x8xf32>
+// CHECK: %[[Q1:.*]] = kiln.quantize %arg0, %{{.*}}, %{{.*}} : tensor<4x8xf32>
+// CHECK: return %[[Q0]], %[[Q1]]
+func.func @clamps_into_quantize(%x: tensor<4x8xf32>) -> (tensor<4x8xi8>, tensor<4x8xi8>) {
+  %s = kiln.constant dense<0.0235294122> : tensor<f32>
+  %z = kiln.constant dense<-128> : tensor<i8>
+  %c = kiln.clip %x {min = 0.0, max = 6.0} : tensor<4x8xf32>
+  %q0 = kiln.quantize %c, %s, %z : tensor<4x8xf32>, tensor<f32>, tensor<i8>
+  %r = kiln.relu %x : tensor<4x8xf32>
+  %q1 = kiln.quantize %r, %s, %z : tensor<4x8xf32>, tensor<f32>, tensor<i8>
+  return %q0, %q1 : tensor<4x8xi8>, tensor<4x8xi8>
+}
+
+// -----
+
+// An upper bound inside the range stays, as an i8 clip to q(2) = 85 - 128.
+// The f32 clip stays for its other user.
+// CHECK-LABEL: func.func @upper_bound_as_i8_clip
+// CHECK: %[[C:.*]] = kiln.clip %arg0 {max = 2.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<4x8xf32>
+// CHECK: %[[Q:.*]] = kiln.quantize %arg0, %{{.*}}, %{{.*}} : tensor<4x8xf32>
+// CHECK: %[[QC:.*]] = kiln.clip %[[Q]] {max = -4.300000e+01 : f64} : tensor<4x8xi8>
+// CHECK: return %[[QC]], %[[C]]
+func.func @upper_bound_as_i8_clip(%x: tensor<4x8xf32>) -> (tensor<4x8xi8>, tensor<4x8xf32>) {
+  %s = kiln.constant dense<0.0235294122> : tensor<f32>
+  %z = kiln.constant dense<-128> : tensor<i8>
+  %c = kiln.clip %x {min = 0.0, max = 2.0} : tensor<4x8xf32>
+  %q = kiln.quantize %c, %s, %z : tensor<4x8xf32>, tensor<f32>, tensor<i8>
+  return %q, %c : tensor<4x8xi8>, tensor<4x8xf32>
+}
+
+// -----
+
+// Not folded: q(0) = -118 is above -128 (a clamped NaN or negative value
+// gives -118, the quantize alone -128); a scale that is not a constant;
+// per-channel upper bounds that differ (q(6) = 127, -1).
+// CHECK-LABEL: func.func @clamps_that_stay
+// CHECK: %[[C0:.*]] = kiln.clip %arg0 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+// CHECK: kiln.quantize %[[C0]]
+// CHECK: %[[R:.*]] = kiln.relu %arg0
+// CHECK: kiln.quantize %[[R]], %arg1
+// CHECK: %[[C1:.*]] = kiln.clip %arg2 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+// CHECK: kiln.quantize %[[C1]]
+func.func @clamps_that_stay(%x: tensor<4x8xf32>, %sx: tensor<f32>, %y: tensor<1x2x3xf32>)
+    -> (tensor<4x8xi8>, tensor<4x8xi8>, tensor<1x2x3xi8>) {
+  %s = kiln.constant dense<0.05> : tensor<f32>
+  %z = kiln.constant dense<-118> : tensor<i8>
+  %c = kiln.clip %x {min = 0.0, max = 6.0} : tensor<4x8xf32>
+  %q0 = kiln.quantize %c, %s, %z : tensor<4x8xf32>, tensor<f32>, tensor<i8>
+  %zz = kiln.constant dense<-128> : tensor<i8>
+  %r = kiln.relu %x : tensor<4x8xf32>
+  %q1 = kiln.quantize %r, %sx, %zz : tensor<4x8xf32>, tensor<f32>, tensor<i8>
+  %sa = kiln.constant dense<[0.0235294122, 0.0470588244]> : tensor<2xf32>
+  %za = kiln.constant dense<-128> : tensor<2xi8>
+  %c1 = kiln.clip %y {min = 0.0, max = 6.0} : tensor<1x2x3xf32>
+  %q2 = kiln.quantize %c1, %sa, %za : tensor<1x2x3xf32>, tensor<2xf32>, tensor<2xi8>
+  return %q0, %q1, %q2 : tensor<4x8xi8>, tensor<4x8xi8>, tensor<1x2x3xi8>
+}
