@@ -491,12 +491,137 @@ void widenLanePanel(OpBuilder &b, Location loc, Value bOperand, AffineMap bMap,
         scf::YieldOp::create(bb, bl);
       });
 }
+// The panel of a row gather (`gather_b = "rows"`): `panel`[q][j] =
+// X[n, c, ih, iw] for im2col column kFirst + q = (c, kh, kw) and output
+// pixel (oh, ow0 + j), zero in the padding. The tile lies inside output row
+// `oh`, so every panel row reads one run of the input row ih = oh * sh -
+// pad_top + kh * dh from column iw0 = ow0 * sw - pad_left + kw * dw: one
+// masked load of lanes * sw elements (the even ones taken at sw = 2), the
+// mask the columns inside [0, W) and empty when ih is outside the plane.
+// (c, kh, kw) advance by carries, without divisions; addresses stay
+// integers until the load, since a masked-off run may start before the
+// input (top-left padding). Lanes past the tile's valid ones load real
+// input or zeros and are never stored.
+void fillRowGatherPanel(OpBuilder &b, Location loc, const ConvGather &geo,
+                        Value address, int64_t channels, int64_t height,
+                        int64_t width, Value batch, Value kFirst,
+                        Value rowCount, Value oh, Value ow0, int64_t lanes,
+                        Value panel) {
+  int64_t sw = geo.strides[1], kernelH = geo.kernel[0],
+          kernelW = geo.kernel[1];
+  int64_t window = kernelH * kernelW, runLanes = lanes * sw;
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto cst = [&](OpBuilder &bb, Location bl, int64_t v) {
+    return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+  };
+  auto cst64 = [&](OpBuilder &bb, Location bl, int64_t v) {
+    return arith::ConstantOp::create(bb, bl, bb.getI64IntegerAttr(v))
+        .getResult();
+  };
+  Value zero = cst(b, loc, 0), one = cst(b, loc, 1);
+  Value channel0 = arith::DivUIOp::create(b, loc, kFirst, cst(b, loc, window));
+  Value r0 = arith::RemUIOp::create(b, loc, kFirst, cst(b, loc, window));
+  Value kh0 = arith::DivUIOp::create(b, loc, r0, cst(b, loc, kernelW));
+  Value kw0 = arith::RemUIOp::create(b, loc, r0, cst(b, loc, kernelW));
+  Value plane0 = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, batch,
+                            cst(b, loc, channels * height * width)),
+      arith::MulIOp::create(b, loc, channel0, cst(b, loc, height * width)));
+  Value planeBytes0 = arith::AddIOp::create(
+      b, loc, address,
+      arith::MulIOp::create(b, loc, arith::IndexCastOp::create(b, loc, i64, plane0),
+                            cst64(b, loc, 4)));
+  Value ihBase = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, oh, cst(b, loc, geo.strides[0])),
+      cst(b, loc, geo.pads[0]));
+  Value iwBase = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ow0, cst(b, loc, sw)),
+      cst(b, loc, geo.pads[1]));
+  auto runType = VectorType::get({runLanes}, i32);
+  auto maskType = VectorType::get({runLanes}, b.getI1Type());
+  auto loadType = VectorType::get({runLanes}, f32);
+  SmallVector<int32_t> iotaValues;
+  for (int64_t j = 0; j < runLanes; ++j)
+    iotaValues.push_back(j);
+  Value iota = arith::ConstantOp::create(
+      b, loc, runType,
+      DenseElementsAttr::get(runType, ArrayRef<int32_t>(iotaValues)));
+  Value widthV = arith::ConstantOp::create(
+      b, loc, runType,
+      DenseElementsAttr::get(runType, b.getI32IntegerAttr(width)));
+  Value noLanes = arith::ConstantOp::create(
+      b, loc, maskType, DenseElementsAttr::get(maskType, b.getBoolAttr(false)));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, loadType, DenseElementsAttr::get(loadType, b.getF32FloatAttr(0)));
+  SmallVector<int64_t> evens;
+  for (int64_t j = 0; j < lanes; ++j)
+    evens.push_back(j * sw);
+  scf::ForOp::create(
+      b, loc, zero, rowCount, one, ValueRange{planeBytes0, kh0, kw0},
+      [&](OpBuilder &bb, Location bl, Value q, ValueRange carried) {
+        Value planeBytes = carried[0], kh = carried[1], kw = carried[2];
+        Value ih = arith::AddIOp::create(
+            bb, bl, ihBase,
+            arith::MulIOp::create(bb, bl, kh, cst(bb, bl, geo.dilations[0])));
+        Value iw0 = arith::AddIOp::create(
+            bb, bl, iwBase,
+            arith::MulIOp::create(bb, bl, kw, cst(bb, bl, geo.dilations[1])));
+        // Negative positions compare as huge unsigned values.
+        Value rowInside = arith::CmpIOp::create(
+            bb, bl, arith::CmpIPredicate::ult, ih, cst(bb, bl, height));
+        Value columns = arith::AddIOp::create(
+            bb, bl,
+            vector::BroadcastOp::create(
+                bb, bl, runType, arith::IndexCastOp::create(bb, bl, i32, iw0)),
+            iota);
+        Value mask = arith::SelectOp::create(
+            bb, bl, rowInside,
+            arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult, columns,
+                                  widthV),
+            noLanes);
+        Value element = arith::AddIOp::create(
+            bb, bl, arith::MulIOp::create(bb, bl, ih, cst(bb, bl, width)), iw0);
+        Value ptr = LLVM::IntToPtrOp::create(
+            bb, bl, LLVM::LLVMPointerType::get(bb.getContext()),
+            arith::AddIOp::create(
+                bb, bl, planeBytes,
+                arith::MulIOp::create(
+                    bb, bl, arith::IndexCastOp::create(bb, bl, i64, element),
+                    cst64(bb, bl, 4)))
+                .getResult());
+        Value run = LLVM::MaskedLoadOp::create(bb, bl, loadType, ptr, mask,
+                                               zeros, bb.getI32IntegerAttr(4));
+        if (sw != 1)
+          run = vector::ShuffleOp::create(bb, bl, run, run, evens);
+        vector::StoreOp::create(bb, bl, run, panel, ValueRange{q, zero});
+        // The next column: (c, kh, kw + 1), carried into kh and the next
+        // channel's plane.
+        Value nextW = arith::AddIOp::create(bb, bl, kw, one);
+        Value wrapW = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::eq,
+                                            nextW, cst(bb, bl, kernelW));
+        Value nextH = arith::SelectOp::create(
+            bb, bl, wrapW, arith::AddIOp::create(bb, bl, kh, one), kh);
+        Value wrapH = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::eq,
+                                            nextH, cst(bb, bl, kernelH));
+        scf::YieldOp::create(
+            bb, bl,
+            ValueRange{
+                arith::SelectOp::create(
+                    bb, bl, wrapH,
+                    arith::AddIOp::create(bb, bl, planeBytes,
+                                          cst64(bb, bl, 4 * height * width)),
+                    planeBytes),
+                arith::SelectOp::create(bb, bl, wrapH, zero, nextH),
+                arith::SelectOp::create(bb, bl, wrapW, zero, nextW)});
+      });
+}
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                     int64_t rows, int64_t lanes, int64_t kTile,
                                     int64_t vectorBits, StringRef panelPath,
-                                    bool gatherB) {
+                                    bool gatherB, bool gatherRows) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
@@ -644,6 +769,13 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     else
       g.offsets.assign(3, arith::ConstantIndexOp::create(rewriter, loc, 0));
     gather = std::move(g);
+    if (gatherRows && geometry->strides[1] != 1 && geometry->strides[1] != 2)
+      return op.emitOpError("gather_b = \"rows\" reads each lane tile as "
+                            "one run of the input and needs a column stride "
+                            "of 1 or 2, got ")
+             << geometry->strides[1];
+  } else if (gatherRows) {
+    return op.emitOpError("gather_b = \"rows\" needs a gathered B");
   }
   // A panel of B packed by the kernel: [kc / g][lanes * g], plus (vnni)
   // 128 * its column sums, one i32 per lane. Both are stack scratch that
@@ -742,17 +874,65 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter, loc, kSize, arith::AddIOp::create(rewriter, loc, k0, kStep));
   Value firstBlock = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, k0, zero);
-  auto nLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->n],
-                                  index(lanes));
-  rewriter.setInsertionPointToStart(nLoop.getBody());
-  Value n0 = nLoop.getInductionVar();
-  dims[loops->n] = n0;
-  Value validLanes = arith::MinSIOp::create(
-      rewriter, loc, index(lanes),
-      arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
+  Value n0, validLanes, rowOfTile, rowStart;
+  if (gatherRows) {
+    // Lane tiles stop at the end of each output row: a tile covers
+    // min(lanes, what is left of its row, of the workgroup) pixels.
+    int64_t ow = gather->geometry.output[1];
+    Type indexType = rewriter.getIndexType();
+    auto walk = scf::WhileOp::create(
+        rewriter, loc, TypeRange{indexType}, ValueRange{zero},
+        [&](OpBuilder &bb, Location bl, ValueRange args) {
+          scf::ConditionOp::create(
+              bb, bl,
+              arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::slt,
+                                    args[0], sizes[loops->n]),
+              args);
+        },
+        [&](OpBuilder &bb, Location bl, ValueRange args) {
+          n0 = args[0];
+          dims[loops->n] = n0;
+          SmallVector<Value> at = operandIndices(bb, bl, bMap, dims);
+          Value pixel = arith::AddIOp::create(bb, bl, at[2],
+                                              gather->offsets[2]);
+          Value owIndex = arith::ConstantIndexOp::create(bb, bl, ow);
+          rowOfTile = arith::DivUIOp::create(bb, bl, pixel, owIndex);
+          rowStart = arith::RemUIOp::create(bb, bl, pixel, owIndex);
+          validLanes = arith::MinSIOp::create(
+              bb, bl,
+              arith::MinSIOp::create(
+                  bb, bl, arith::ConstantIndexOp::create(bb, bl, lanes),
+                  arith::SubIOp::create(bb, bl, owIndex, rowStart)),
+              arith::SubIOp::create(bb, bl, sizes[loops->n], n0));
+          scf::YieldOp::create(
+              bb, bl, ValueRange{arith::AddIOp::create(bb, bl, n0, validLanes)
+                                     .getResult()});
+        });
+    rewriter.setInsertionPoint(walk.getAfterBody()->getTerminator());
+  } else {
+    auto nLoop = scf::ForOp::create(rewriter, loc, zero, sizes[loops->n],
+                                    index(lanes));
+    rewriter.setInsertionPointToStart(nLoop.getBody());
+    n0 = nLoop.getInductionVar();
+    dims[loops->n] = n0;
+    validLanes = arith::MinSIOp::create(
+        rewriter, loc, index(lanes),
+        arith::SubIOp::create(rewriter, loc, sizes[loops->n], n0));
+  }
   Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       validLanes, index(lanes));
-  if (gather) {
+  if (gather && gatherRows) {
+    SmallVector<Value> at = operandIndices(rewriter, loc, bMap, dims);
+    fillRowGatherPanel(
+        rewriter, loc, gather->geometry, gather->address, gather->channels,
+        gather->height, gather->width,
+        arith::AddIOp::create(rewriter, loc, at[0], gather->offsets[0]),
+        arith::AddIOp::create(
+            rewriter, loc, k0,
+            arith::AddIOp::create(rewriter, loc, at[1], gather->offsets[1])),
+        arith::SubIOp::create(rewriter, loc, kEnd, k0), rowOfTile, rowStart,
+        lanes, panel);
+  } else if (gather) {
     // Gather this K block's panel of B from the conv input once for every
     // row tile below: panel[q][j] = X[n, c, ih, iw] for column k0 + q =
     // (c, kh, kw) and output pixel p0 + j = (oh, ow), with ih = oh * sh -

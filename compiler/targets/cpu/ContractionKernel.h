@@ -124,12 +124,18 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // straight from the conv input (masked vector gathers, zero where the
 // window falls in the padding or past the valid lanes) and the row tiles
 // read the panel. Nothing reads the columns afterwards.
+// `gatherRows` (with gatherB; `gather_b = "rows"`): lane tiles stop at
+// output row ends, so a tile is one run of the input per panel row (every
+// other element at column stride 2) and its panel rows need no per-tile
+// table: the padding is a lane mask from the run's first column, a row
+// above or below the plane an empty mask. Column strides 1 and 2.
 LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     linalg::LinalgOp op, int64_t rows,
                                     int64_t lanes, int64_t kTile,
                                     int64_t vectorBits,
                                     llvm::StringRef panelPath = "",
-                                    bool gatherB = false);
+                                    bool gatherB = false,
+                                    bool gatherRows = false);
 
 } // namespace mlir::kiln::cpu
 

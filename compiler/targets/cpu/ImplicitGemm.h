@@ -78,6 +78,19 @@ LogicalResult formImplicitGemms(ModuleOp module, const TargetChoice &target);
 bool worthGathering(int64_t rows, int64_t outputWidth,
                     const TargetChoice &target);
 
+// Whether a narrow convolution (fewer output channels than
+// worthGathering wants) should gather its panels with lane tiles inside
+// one output row (`gather_b = "rows"`): per panel row one contiguous run
+// of the input (every other element at column stride 2), its left/right
+// padding a lane mask and rows above or below the plane skipped, so the
+// per-tile segment table that made few-row gathers slow is gone. Needs
+// column stride 1 or 2 and output rows that fill their lane tiles well
+// (a 7-wide row in a 16-lane tile does not: those keep im2col).
+bool worthGatheringRows(int64_t rows, const ConvGather &g,
+                        const TargetChoice &target);
+// The register tile lanes `gather_b = "rows"` uses on `target`.
+int64_t rowGatherLanes(const TargetChoice &target);
+
 } // namespace mlir::kiln::cpu
 
 #endif // KILN_COMPILER_TARGETS_CPU_IMPLICITGEMM_H

@@ -878,7 +878,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                          config->packPanels
                                              ? StringRef(config->native)
                                              : StringRef(),
-                                         config->gatherB)))
+                                         config->gatherB,
+                                         config->gatherRows)))
           return failure();
       // The kernels gathered their panels from the input: the whole-tensor
       // gather and its column buffer must be unread now, and go.

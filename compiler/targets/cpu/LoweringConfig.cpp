@@ -53,7 +53,8 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
     if (packPanels)
       entries.push_back(b.getNamedAttr("pack_b", b.getStringAttr("panels")));
     if (gatherB)
-      entries.push_back(b.getNamedAttr("gather_b", b.getStringAttr("im2col")));
+      entries.push_back(b.getNamedAttr(
+          "gather_b", b.getStringAttr(gatherRows ? "rows" : "im2col")));
   }
   if (strategy == Strategy::Depthwise) {
     entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
@@ -166,9 +167,11 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
     }
     if (Attribute gather = dict.get("gather_b")) {
       auto value = dyn_cast<StringAttr>(gather);
-      if (!value || value.getValue() != "im2col")
-        return dispatch.emitError("'gather_b' must be \"im2col\"");
+      if (!value || !llvm::is_contained({"im2col", "rows"}, value.getValue()))
+        return dispatch.emitError("'gather_b' must be \"im2col\" or "
+                                  "\"rows\"");
       config.gatherB = true;
+      config.gatherRows = value.getValue() == "rows";
     }
     // LLVM splits other vector widths into odd pieces (a 48-lane tile ran
     // 20x slower than a 32-lane one).
@@ -714,9 +717,23 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   }
   // B gathered from a convolution's input by the kernel (implicit GEMM):
   // f32 for now; the native paths keep their im2col dispatch and panels.
-  if (!config.packPanels && loops->operandType.isF32() &&
-      convGatherProducer(candidate->op.getDpsInputs()[loops->rhs]))
-    config.gatherB = true;
+  std::optional<ConvGather> rowGather;
+  if (!config.packPanels && loops->operandType.isF32())
+    if (linalg::GenericOp gather =
+            convGatherProducer(candidate->op.getDpsInputs()[loops->rhs])) {
+      config.gatherB = true;
+      // Narrow convs gather lane tiles inside one output row (no segment
+      // table), at the lanes that choice was made for.
+      std::optional<ConvGather> g = ConvGather::read(gather);
+      if (g && !worthGathering(rowsTotal, g->output[1], target) &&
+          worthGatheringRows(rowsTotal, *g, target)) {
+        config.gatherRows = true;
+        rowGather = g;
+        lanes = rowGatherLanes(target);
+        rows = std::min<int64_t>(rowsTotal,
+                                 target.vectorRegisters >= 32 ? 8 : 6);
+      }
+    }
   // pmaddubsw keeps |x|, the signed operand and vpmaddwd's ones in
   // registers besides B and the broadcast: 8 accumulators fit in 16 ymm
   // where 12 spilled (a 6x16 tile ran slower than 4x16).
@@ -781,6 +798,12 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     while (tall > rowTile && groups(tall) < 4)
       tall = std::max<int64_t>(rowTile, llvm::divideCeil(tall / 2, rows) * rows);
     rowTile = std::max(rowTile, tall);
+  }
+  // Row gathers: workgroups of whole output rows (about 64 pixels), so
+  // lane tiles rarely stop at a workgroup's edge mid-row.
+  if (rowGather) {
+    int64_t ow = rowGather->output[1];
+    laneTile = ow * std::max<int64_t>(1, (64 + ow / 2) / ow);
   }
   tiles[*rootM] = std::min(bounds[*rootM], rowTile);
   tiles[*rootN] = std::min(bounds[*rootN], laneTile);

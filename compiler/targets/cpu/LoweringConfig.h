@@ -92,6 +92,12 @@ struct LoweringConfig {
   // Without it the gather is fused into each workgroup tile as a
   // tile-sized column buffer.
   bool gatherB = false;
+  // Contraction with gatherB only: each lane tile covers part of one
+  // output row (`gather_b = "rows"`): one contiguous run of the input per
+  // panel row, the left/right padding a lane mask, rows above or below the
+  // plane skipped; no per-tile segment table (ImplicitGemm.h,
+  // worthGatheringRows). Column strides 1 and 2.
+  bool gatherRows = false;
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   // Reads the attribute of `dispatch`; errors are reported on it.

@@ -21,7 +21,8 @@ def CpuLoweringConfig : Pass<"kiln-cpu-lowering-config", "::mlir::ModuleOp"> {
     AVX-512, 6x16 on AVX2), the K block, and for 16-bit and i8 operands
     the native instruction path (`native`, `pack_b`). A convolution whose
     columns come from `kiln-cpu-implicit-gemm`'s gather also gets
-    `gather_b = "im2col"`. LoweringConfig.h lists every field.
+    `gather_b = "im2col"`, or `gather_b = "rows"` for a narrow one (lane
+    tiles inside one output row). LoweringConfig.h lists every field.
     Configurations already present are kept.
 
     Example: `kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v3 d.mlir`
@@ -80,7 +81,10 @@ def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
     configuration then says `gather_b = "im2col"` and the contraction
     kernel gathers its B panels from the input (ImplicitGemm.h). Only
     convolutions where that pays on the target are rewritten: at least 64
-    output channels, and few output rows per lane tile (worthGathering).
+    output channels and few output rows per lane tile (worthGathering),
+    or fewer channels, column stride 1 or 2 (2 only on AVX2) and output
+    rows that fill their lane tiles (worthGatheringRows: `gather_b =
+    "rows"`, one run of the input per lane tile and panel row).
 
     Example: `kiln-opt --kiln-cpu-implicit-gemm=cpu=x86-64-v4 model.mlir`
   }];
