@@ -21,11 +21,14 @@ Chains of convs with odd shapes, each followed by Relu:
   batch 1, input 1x8x30x29 (channel counts around the 64-row threshold):
     w_a  3x3, pads 1, 64 channels (the segment gather)    8 -> 64  30x29
     w_b  3x3, stride 2, pads (1, 1, 0, 0)                64 -> 24  15x14
+    w_c  9x9, pads 4 (81 taps: the per-row panel fill, not the unrolled
+         window)                                         24 -> 6   15x14
 
 Which convs gather rows follows worthGatheringRows (ImplicitGemm.cpp):
 fewer than 64 output channels, column stride 1 or 2, output rows that fill
 at least 3/4 of their lane tiles (32 lanes on AVX-512, 16 on AVX2; an edge
-of at most half the lanes costs half a tile), and on AVX2 stride 2 only.
+of at most half the lanes costs half a tile), and on AVX2 at stride 1 rows
+of at least 28 outputs.
 An unpadded conv's im2col absorbs the Relu before it (n_d, n_f): no plain
 gather, so those keep their im2col. The others keep their pad and im2col
 dispatches (or, with >= 64 channels,
@@ -75,6 +78,7 @@ CHAINS = {
     "narrow_edge": ((1, 8, 30, 29), [
         ("w_a", 64, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
         ("w_b", 24, (3, 3), (2, 2), (1, 1, 0, 0), (1, 1)),
+        ("w_c", 6, (9, 9), (1, 1), (4, 4, 4, 4), (1, 1)),
     ]),
 }
 
@@ -105,7 +109,7 @@ def expected_mode(cout, ow, kernel, strides, label):
     if cout >= 64:
         segments = 1 + -(-(lanes - 1) // ow)
         return "im2col" if segments * 16 <= min(cout, 256) else "kept"
-    if strides[1] not in (1, 2) or (avx2 and strides[1] == 1):
+    if strides[1] not in (1, 2) or (avx2 and strides[1] == 1 and ow < 28):
         return "kept"
     rest = ow % lanes
     occupied = ow // lanes * lanes + (0 if rest == 0 else lanes // 2 if rest <= lanes // 2 else lanes)

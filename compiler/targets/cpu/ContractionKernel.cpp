@@ -616,6 +616,146 @@ void fillRowGatherPanel(OpBuilder &b, Location loc, const ConvGather &geo,
                 arith::SelectOp::create(bb, bl, wrapW, zero, nextW)});
       });
 }
+// fillRowGatherPanel for a K block of whole windows (every block starts at
+// a channel's first column and holds whole channels): what depends only on
+// the tile is computed once per tile, outside the channel loop: per kh
+// whether the input row is inside the plane and its byte offset, per kw
+// the run's column mask. A channel is then KH x KW unrolled panel rows of
+// one masked load each (at stride 2 plus the even-element shuffle) at a
+// constant offset from the row's address, or zeros for a row outside the
+// plane; no per-row arithmetic but the address add.
+void fillRowGatherPanelWindows(OpBuilder &b, Location loc,
+                               const ConvGather &geo, Value address,
+                               int64_t channels, int64_t height,
+                               int64_t width, Value batch, Value kFirst,
+                               Value rowCount, Value oh, Value ow0,
+                               int64_t lanes, Value panel) {
+  int64_t sw = geo.strides[1], kernelH = geo.kernel[0],
+          kernelW = geo.kernel[1];
+  int64_t window = kernelH * kernelW, runLanes = lanes * sw;
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto cst = [&](OpBuilder &bb, Location bl, int64_t v) {
+    return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+  };
+  auto cst64 = [&](OpBuilder &bb, Location bl, int64_t v) {
+    return arith::ConstantOp::create(bb, bl, bb.getI64IntegerAttr(v))
+        .getResult();
+  };
+  auto toI64 = [&](OpBuilder &bb, Location bl, Value v) {
+    return arith::IndexCastOp::create(bb, bl, i64, v).getResult();
+  };
+  Value zero = cst(b, loc, 0), one = cst(b, loc, 1);
+  Value channel0 = arith::DivUIOp::create(b, loc, kFirst, cst(b, loc, window));
+  Value blockChannels =
+      arith::DivUIOp::create(b, loc, rowCount, cst(b, loc, window));
+  Value plane0 = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, batch,
+                            cst(b, loc, channels * height * width)),
+      arith::MulIOp::create(b, loc, channel0, cst(b, loc, height * width)));
+  Value planeBytes0 = arith::AddIOp::create(
+      b, loc, address,
+      arith::MulIOp::create(b, loc, toI64(b, loc, plane0), cst64(b, loc, 4)));
+  Value ihBase = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, oh, cst(b, loc, geo.strides[0])),
+      cst(b, loc, geo.pads[0]));
+  Value iwBase = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ow0, cst(b, loc, sw)),
+      cst(b, loc, geo.pads[1]));
+  auto runType = VectorType::get({runLanes}, i32);
+  auto loadType = VectorType::get({runLanes}, f32);
+  auto rowType = VectorType::get({lanes}, f32);
+  SmallVector<int32_t> iotaValues;
+  for (int64_t j = 0; j < runLanes; ++j)
+    iotaValues.push_back(j);
+  Value iota = arith::ConstantOp::create(
+      b, loc, runType,
+      DenseElementsAttr::get(runType, ArrayRef<int32_t>(iotaValues)));
+  Value widthV = arith::ConstantOp::create(
+      b, loc, runType,
+      DenseElementsAttr::get(runType, b.getI32IntegerAttr(width)));
+  Value loadZeros = arith::ConstantOp::create(
+      b, loc, loadType, DenseElementsAttr::get(loadType, b.getF32FloatAttr(0)));
+  Value rowZeros = arith::ConstantOp::create(
+      b, loc, rowType, DenseElementsAttr::get(rowType, b.getF32FloatAttr(0)));
+  SmallVector<int64_t> evens;
+  for (int64_t j = 0; j < lanes; ++j)
+    evens.push_back(j * sw);
+  // Per kh: the row inside the plane (negative rows compare as huge
+  // unsigned values) and the byte offset of its run at kw = 0.
+  SmallVector<Value> rowInside, rowBytes;
+  for (int64_t kh = 0; kh < kernelH; ++kh) {
+    Value ih = arith::AddIOp::create(b, loc, ihBase,
+                                     cst(b, loc, kh * geo.dilations[0]));
+    rowInside.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, ih, cst(b, loc, height)));
+    rowBytes.push_back(arith::MulIOp::create(
+        b, loc,
+        toI64(b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, ih, cst(b, loc, width)),
+                  iwBase)),
+        cst64(b, loc, 4)));
+  }
+  // Per kw: the run's columns iw0 + j inside [0, W).
+  SmallVector<Value> columnMasks;
+  for (int64_t kw = 0; kw < kernelW; ++kw) {
+    Value iw0 = arith::AddIOp::create(b, loc, iwBase,
+                                      cst(b, loc, kw * geo.dilations[1]));
+    Value columns = arith::AddIOp::create(
+        b, loc,
+        vector::BroadcastOp::create(b, loc, runType,
+                                    arith::IndexCastOp::create(b, loc, i32, iw0)),
+        iota);
+    columnMasks.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, columns, widthV));
+  }
+  scf::ForOp::create(
+      b, loc, zero, blockChannels, one, ValueRange{planeBytes0},
+      [&](OpBuilder &bb, Location bl, Value c, ValueRange carried) {
+        Value planeBytes = carried[0];
+        Value first = arith::MulIOp::create(bb, bl, c, cst(bb, bl, window));
+        for (int64_t kh = 0; kh < kernelH; ++kh) {
+          auto storeRow = [&](OpBuilder &sb, Location sl, int64_t kw,
+                              Value row) {
+            Value q = arith::AddIOp::create(sb, sl, first,
+                                            cst(sb, sl, kh * kernelW + kw));
+            vector::StoreOp::create(sb, sl, row, panel,
+                                    ValueRange{q, cst(sb, sl, 0)});
+          };
+          scf::IfOp::create(
+              bb, bl, rowInside[kh],
+              [&](OpBuilder &tb, Location tl) {
+                Value rowAddress =
+                    arith::AddIOp::create(tb, tl, planeBytes, rowBytes[kh]);
+                for (int64_t kw = 0; kw < kernelW; ++kw) {
+                  Value ptr = LLVM::IntToPtrOp::create(
+                      tb, tl, LLVM::LLVMPointerType::get(tb.getContext()),
+                      arith::AddIOp::create(
+                          tb, tl, rowAddress,
+                          cst64(tb, tl, 4 * kw * geo.dilations[1]))
+                          .getResult());
+                  Value run = LLVM::MaskedLoadOp::create(
+                      tb, tl, loadType, ptr, columnMasks[kw], loadZeros,
+                      tb.getI32IntegerAttr(4));
+                  if (sw != 1)
+                    run = vector::ShuffleOp::create(tb, tl, run, run, evens);
+                  storeRow(tb, tl, kw, run);
+                }
+                scf::YieldOp::create(tb, tl);
+              },
+              [&](OpBuilder &eb, Location el) {
+                for (int64_t kw = 0; kw < kernelW; ++kw)
+                  storeRow(eb, el, kw, rowZeros);
+                scf::YieldOp::create(eb, el);
+              });
+        }
+        scf::YieldOp::create(
+            bb, bl,
+            ValueRange{arith::AddIOp::create(
+                bb, bl, planeBytes, cst64(bb, bl, 4 * height * width))});
+      });
+}
 } // namespace
 
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -923,7 +1063,13 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                       validLanes, index(lanes));
   if (gather && gatherRows) {
     SmallVector<Value> at = operandIndices(rewriter, loc, bMap, dims);
-    fillRowGatherPanel(
+    // K blocks of whole windows (the lowering config's choice for row
+    // gathers; K itself is channels x window) let the window unroll.
+    int64_t window =
+        gather->geometry.kernel[0] * gather->geometry.kernel[1];
+    bool wholeWindows = (kTile <= 0 || kTile % window == 0) &&
+                        *staticK % window == 0 && window <= 64;
+    (wholeWindows ? fillRowGatherPanelWindows : fillRowGatherPanel)(
         rewriter, loc, gather->geometry, gather->address, gather->channels,
         gather->height, gather->width,
         arith::AddIOp::create(rewriter, loc, at[0], gather->offsets[0]),

@@ -277,12 +277,13 @@ bool worthGatheringRows(int64_t rows, const ConvGather &g,
   if (rows >= 64 || g.strides.size() != 2 || g.output.size() != 2 ||
       (g.strides[1] != 1 && g.strides[1] != 2))
     return false;
-  // On 256-bit targets a stride-1 narrow conv ran slower gathered (AVX2
-  // code on Zen 4, resnet18_style's 3x3 convs at 56x56x8: 0.17 against
-  // 0.14 ms with pad + im2col): no unsigned compares and a 6-row tile over
-  // 8 channels leave the panel fill too large a share. Its stride-2 convs
-  // gain (the 7x7 stem: 1.05 against 1.36 ms).
-  if (target.vectorBits < 512 && g.strides[1] == 1)
+  // On 256-bit targets a stride-1 narrow conv with short output rows ran
+  // slower gathered (AVX2 code on Zen 4, resnet18_style's 3x3 convs, 1
+  // thread: 14x14x32 0.055 ms against 0.044 with pad + im2col, 28x28x16
+  // even, 56x56x8 0.109 against 0.140): 16-lane tiles of 6 rows leave the
+  // panel fill a larger share there. Its stride-2 convs gain (the 7x7
+  // stem: 0.50 against 0.71 + 0.59 ms of GEMM and im2col).
+  if (target.vectorBits < 512 && g.strides[1] == 1 && g.output[1] < 28)
     return false;
   // Lanes the row's tiles occupy: whole tiles, then an edge of at most
   // half the lanes runs as a half-width tile (ContractionKernel.cpp).

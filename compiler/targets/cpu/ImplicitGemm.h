@@ -85,7 +85,8 @@ bool worthGathering(int64_t rows, int64_t outputWidth,
 // padding a lane mask and rows above or below the plane skipped, so the
 // per-tile segment table that made few-row gathers slow is gone. Needs
 // column stride 1 or 2 and output rows that fill their lane tiles well
-// (a 7-wide row in a 16-lane tile does not: those keep im2col).
+// (a 7-wide row in a 16-lane tile does not: those keep im2col; on 256-bit
+// targets stride-1 rows must be at least 28 wide, measured).
 bool worthGatheringRows(int64_t rows, const ConvGather &g,
                         const TargetChoice &target);
 // The register tile lanes `gather_b = "rows"` uses on `target`.

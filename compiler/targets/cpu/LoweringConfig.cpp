@@ -759,6 +759,13 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // A gathered B lives in a stack panel of one K block: always blocked.
   if (config.gatherB && kTotal > kc + kc / 2)
     config.reductionTile = kc;
+  // Row gathers unroll whole windows (kh, kw) per channel: blocks of whole
+  // windows.
+  if (rowGather && config.reductionTile > 0) {
+    int64_t window = rowGather->kernel[0] * rowGather->kernel[1];
+    config.reductionTile =
+        std::max<int64_t>(window, config.reductionTile / window * window);
+  }
 
   // Workgroup tiles: ~64x64 outputs, whole register tiles, on the root
   // dims that m and n map to; outer dims one at a time.
@@ -800,10 +807,21 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     rowTile = std::max(rowTile, tall);
   }
   // Row gathers: workgroups of whole output rows (about 64 pixels), so
-  // lane tiles rarely stop at a workgroup's edge mid-row.
+  // lane tiles never stop at a workgroup's edge mid-row; fewer rows per
+  // workgroup where that makes a small odd workgroup count even (14x14:
+  // 4 x 4 rows rather than 3 x 5), and no lane split below, which would
+  // cut rows.
   if (rowGather) {
-    int64_t ow = rowGather->output[1];
-    laneTile = ow * std::max<int64_t>(1, (64 + ow / 2) / ow);
+    int64_t ow = rowGather->output[1], oh = rowGather->output[0];
+    int64_t rowsPer = std::max<int64_t>(1, (64 + ow / 2) / ow);
+    for (int64_t r = rowsPer; r >= 1; --r) {
+      int64_t count = llvm::divideCeil(oh, r);
+      if (count >= 8 || count % 2 == 0) {
+        rowsPer = r;
+        break;
+      }
+    }
+    laneTile = ow * rowsPer;
   }
   tiles[*rootM] = std::min(bounds[*rootM], rowTile);
   tiles[*rootN] = std::min(bounds[*rootN], laneTile);
@@ -817,7 +835,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
       ++tiled;
     }
   }
-  if (!loops->vectorPerRow)
+  if (!loops->vectorPerRow && !rowGather)
     balanceContractionSplit(tiles, bounds, *rootM, *rootN, rows, lanes,
                             multiplyAccumulates(candidate->op),
                             /*splitRows=*/!config.packPanels && !config.gatherB);

@@ -82,9 +82,10 @@ def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
     kernel gathers its B panels from the input (ImplicitGemm.h). Only
     convolutions where that pays on the target are rewritten: at least 64
     output channels and few output rows per lane tile (worthGathering),
-    or fewer channels, column stride 1 or 2 (2 only on AVX2) and output
-    rows that fill their lane tiles (worthGatheringRows: `gather_b =
-    "rows"`, one run of the input per lane tile and panel row).
+    or fewer channels, column stride 1 or 2 and output rows that fill
+    their lane tiles (at stride 1 on AVX2 at least 28 wide;
+    worthGatheringRows: `gather_b = "rows"`, one run of the input per lane
+    tile and panel row).
 
     Example: `kiln-opt --kiln-cpu-implicit-gemm=cpu=x86-64-v4 model.mlir`
   }];
