@@ -2,6 +2,7 @@
 #include "compiler/targets/cpu/CpuBackend.h"
 
 #include "compiler/targets/cpu/DataTiling.h"
+#include "compiler/targets/cpu/DepthwisePad.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "compiler/targets/cpu/KernelCodegen.h"
@@ -26,6 +27,10 @@ public:
     // K x K convolutions read their input directly (implicit GEMM): the
     // pad and im2col dispatches go, the contraction gathers its B panels.
     if (failed(formImplicitGemms(module, target)))
+      return failure();
+    // Depthwise convs read their input unpadded: the pad dispatch goes,
+    // the depthwise kernel's loads take the padding as bounds.
+    if (failed(foldDepthwisePads(module, target)))
       return failure();
     return packConstantWeights(module, target);
   }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "compiler/targets/cpu/DataTiling.h"
+#include "compiler/targets/cpu/DepthwisePad.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/KernelCodegen.h"
 
@@ -29,6 +30,7 @@ namespace mlir::kiln::cpu {
 #define GEN_PASS_DEF_CPUCODEGEN
 #define GEN_PASS_DEF_CPUPACKWEIGHTS
 #define GEN_PASS_DEF_CPUIMPLICITGEMM
+#define GEN_PASS_DEF_CPUFOLDDEPTHWISEPADS
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/cpu/Passes.h.inc"
 
@@ -76,6 +78,17 @@ public:
   using impl::CpuImplicitGemmBase<CpuImplicitGemmPass>::CpuImplicitGemmBase;
   void runOnOperation() override {
     if (failed(withTarget(getOperation(), cpu, formImplicitGemms)))
+      signalPassFailure();
+  }
+};
+
+class CpuFoldDepthwisePadsPass
+    : public impl::CpuFoldDepthwisePadsBase<CpuFoldDepthwisePadsPass> {
+public:
+  using impl::CpuFoldDepthwisePadsBase<
+      CpuFoldDepthwisePadsPass>::CpuFoldDepthwisePadsBase;
+  void runOnOperation() override {
+    if (failed(withTarget(getOperation(), cpu, foldDepthwisePads)))
       signalPassFailure();
   }
 };

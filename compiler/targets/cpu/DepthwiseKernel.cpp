@@ -8,13 +8,16 @@
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 
 #include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/DepthwisePad.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::kiln::cpu {
@@ -136,6 +139,21 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
     return std::nullopt;
   int64_t oh = ranges[loops->oh], ow = ranges[loops->ow];
   int64_t pitch = xType.getShape().back();
+  // A folded pad (DepthwisePad.h): the kernel reads the unpadded plane
+  // with bounds, on row tiles only.
+  bool bounded = false;
+  if (linalg::GenericOp pad = depthwisePadProducer(
+          op.getDpsInputOperand(loops->input)->get())) {
+    auto extracts = pad.getBody()->getOps<tensor::ExtractOp>();
+    if (extracts.empty())
+      return std::nullopt;
+    auto source = cast<RankedTensorType>(
+        (*extracts.begin()).getTensor().getType());
+    if (!source.hasStaticShape())
+      return std::nullopt;
+    pitch = source.getShape().back();
+    bounded = true;
+  }
   int64_t s = loops->stride;
   int64_t chunk = target.vectorBits / 32;
   if (target.vectorBits < 256)
@@ -171,7 +189,7 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
       0.85 * double(oh * ow) / double(ceilTo(grid, flatTile));
   // The grid is stack scratch: keep it small (a 56x56 plane's is 13 KiB).
   bool flatFits = ceilTo(grid, flatTile) * 4 <= 64 * 1024;
-  tile.flat = flatFits && flatUse > rowsUse;
+  tile.flat = !bounded && flatFits && flatUse > rowsUse;
   tile.pixels = tile.flat ? flatTile : rowsTile;
   if (tile.native == "fma") {
     // One FMA chain per accumulator, 4 cycles each: about 8 chains keep
@@ -233,6 +251,82 @@ Value interleave(OpBuilder &b, Location loc, Value v0, Value v1) {
   return vector::ShuffleOp::create(b, loc, v0, v1, mask).getResult();
 }
 
+// A folded pad, seen from the bufferized kernel: the unpadded input
+// (the workgroup's planes of the dispatch argument), the top and left
+// pads and the pad value.
+struct PadBounds {
+  Value input;
+  int64_t top = 0, left = 0;
+  TypedAttr value;
+};
+
+// Finds the kiln.depthwise_pad generic that writes the buffer `x` is a
+// slice of, and builds the matching slice of its unpadded input (at the
+// depthwise op). Leaves `bounds` empty when x is not padded that way.
+LogicalResult findPadBounds(RewriterBase &rewriter, linalg::LinalgOp op,
+                            Value x, std::optional<PadBounds> &bounds) {
+  auto slice = x.getDefiningOp<memref::SubViewOp>();
+  Value buffer = slice ? slice.getSource() : x;
+  linalg::GenericOp pad;
+  for (Operation *user : buffer.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && generic.getNumDpsInits() == 1 &&
+        generic.getDpsInits()[0] == buffer &&
+        generic->hasAttr(kDepthwisePadAttr))
+      pad = generic;
+  }
+  if (!pad)
+    return success();
+  std::optional<DepthwisePad> geometry = DepthwisePad::read(pad);
+  auto func = op->getParentOfType<func::FuncOp>();
+  // The pad value: the constant the generic yields outside the plane.
+  TypedAttr value;
+  auto yield = cast<linalg::YieldOp>(pad.getBody()->getTerminator());
+  if (auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>())
+    if (auto constant =
+            select.getFalseValue().getDefiningOp<arith::ConstantOp>())
+      value = constant.getValue();
+  if (!geometry || !func || !value ||
+      geometry->input >= static_cast<int64_t>(func.getNumArguments()))
+    return pad.emitOpError("is not a depthwise pad the kernel can fold "
+                           "(kiln.depthwise_pad with an argument number, "
+                           "[top, left] pads and a constant pad value)");
+  Value input = func.getArgument(geometry->input);
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  int64_t rank = bufferType.getRank();
+  if (!inputType || inputType.getRank() != rank ||
+      !inputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
+      (slice && !llvm::all_of(slice.getStaticStrides(),
+                              [](int64_t v) { return v == 1; })))
+    return pad.emitOpError("folds a pad of an input the depthwise kernel "
+                           "cannot read (static, contiguous, same rank)");
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    OpFoldResult size = rewriter.getIndexAttr(inputType.getDimSize(d));
+    if (slice && d < rank - 2) {
+      offset = slice.getMixedOffsets()[d];
+      size = slice.getMixedSizes()[d];
+    } else if (slice) {
+      // Workgroups keep whole planes (a slice may leave out padded rows
+      // and columns past the last the conv reads).
+      std::optional<int64_t> o = getConstantIntValue(slice.getMixedOffsets()[d]);
+      if (!o || *o != 0)
+        return op.emitOpError("depthwise tiles need whole padded planes");
+    }
+    offsets.push_back(offset);
+    sizes.push_back(size);
+    strides.push_back(rewriter.getIndexAttr(1));
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Value view = memref::SubViewOp::create(rewriter, op.getLoc(), input,
+                                         offsets, sizes, strides);
+  bounds = PadBounds{view, geometry->top, geometry->left, value};
+  return success();
+}
+
 } // namespace
 
 LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -276,6 +370,19 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value x = op.getDpsInputOperand(loops->input)->get();
   Value w = op.getDpsInputOperand(loops->filter)->get();
   Value c = op.getDpsInitOperand(0)->get();
+  // A folded pad (DepthwisePad.h): x is (a workgroup's slice of) the
+  // buffer a kiln.depthwise_pad generic fills from a dispatch argument;
+  // the kernel reads that argument instead, with the padding as bounds.
+  std::optional<PadBounds> bounds;
+  if (failed(findPadBounds(rewriter, op, x, bounds)))
+    return failure();
+  if (bounds) {
+    if (tile.flat)
+      return op.emitOpError("flat-grid depthwise tiles need a padded input "
+                            "plane, but the pad is folded into the kernel "
+                            "(kiln.depthwise_pad): use plane = \"rows\"");
+    x = bounds->input;
+  }
   auto xType = cast<MemRefType>(x.getType());
   auto cType = cast<MemRefType>(c.getType());
   auto [xStrides, xOffset] = xType.getStridesAndOffset();
@@ -318,7 +425,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   };
   Type elt = loops->operandType, acc = loops->accumulatorType;
   Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
-       i32 = rewriter.getI32Type();
+       i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
   auto accType = VectorType::get({chunk}, acc);
   if (cast<MemRefType>(c.getType()).getElementType() != acc)
     return op.emitOpError("depthwise tiles store ")
@@ -428,6 +535,26 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     }
     plane = widePlane;
   }
+  // With bounds a masked load may start before the plane (top and left
+  // padding): its address is computed as an integer, so that no memref
+  // index is out of bounds (masked-off lanes are never accessed).
+  Value planeAddress;
+  if (bounds) {
+    Value base = widen ? widePlane : x;
+    Value first = widen ? index(rewriter, 0) : start;
+    planeAddress = arith::AddIOp::create(
+        rewriter, loc,
+        arith::IndexCastOp::create(
+            rewriter, loc, i64,
+            memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                           base)),
+        arith::MulIOp::create(
+            rewriter, loc, arith::IndexCastOp::create(rewriter, loc, i64, first),
+            arith::ConstantOp::create(
+                rewriter, loc,
+                rewriter.getI64IntegerAttr(
+                    dataElt.getIntOrFloatBitWidth() / 8))));
+  }
 
   // The weights, one broadcast group per filter row and group of `group`
   // columns (zero past KW), and for vnni 128 * their sum.
@@ -497,6 +624,15 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value loadZeros = arith::ConstantOp::create(
       rewriter, loc, loadType,
       DenseElementsAttr::get(loadType, rewriter.getZeroAttr(dataElt)));
+  // Lanes outside the plane read the pad value (with bounds).
+  Value loadPad = loadZeros;
+  if (bounds) {
+    TypedAttr value = bounds->value;
+    if (auto f = dyn_cast<FloatAttr>(value); f && dataElt != f.getType())
+      value = rewriter.getFloatAttr(dataElt, f.getValueAsDouble());
+    loadPad = arith::ConstantOp::create(
+        rewriter, loc, loadType, DenseElementsAttr::get(loadType, value));
+  }
 
   // The last element a tile starting at input element e reads is
   // e + lastRead; tiles with e <= planeLen - 1 - lastRead need no masks.
@@ -519,6 +655,54 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                        (ow >= tile.pixels ? ow - tile.pixels : 0));
   bool staticPlane =
       !xType.isDynamicDim(rank - 2) && !xType.isDynamicDim(rank - 1);
+  // With bounds: the tile's first output row and column (rows mode), and
+  // a load of `loadLen` elements at plane element `at` for output row
+  // tileRow + rb, tap row r, whose first element is column
+  // s * (tileCol + lane) + tapCol - left: masked to the columns inside
+  // the row [0, W) and to nothing when the input row lies outside
+  // [0, H); masked-off lanes read the pad value.
+  Value tileRow, tileCol;
+  int64_t height = xType.getDimSize(rank - 2), width = xType.getDimSize(rank - 1);
+  auto boundedLoad = [&](OpBuilder &b, Value at, int64_t rb, int64_t r,
+                         int64_t lane, int64_t tapCol) -> Value {
+    Value inputRow = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tileRow, index(b, s)),
+        index(b, s * rb + r - bounds->top));
+    Value rowInside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, inputRow, index(b, height));
+    Value first = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tileCol, index(b, s)),
+        index(b, s * lane + tapCol - bounds->left));
+    // Lanes [-first, W - first), none when the row is outside.
+    Value high = arith::SelectOp::create(
+        b, loc, rowInside,
+        arith::SubIOp::create(b, loc, index(b, width), first), index(b, 0));
+    Value low = arith::SubIOp::create(b, loc, index(b, 0), first);
+    Value below = vector::CreateMaskOp::create(b, loc, loadMaskType,
+                                               ValueRange{high});
+    Value before = vector::CreateMaskOp::create(b, loc, loadMaskType,
+                                                ValueRange{low});
+    Value mask = arith::AndIOp::create(
+        b, loc, below,
+        arith::XOrIOp::create(
+            b, loc, before,
+            arith::ConstantOp::create(
+                b, loc, loadMaskType,
+                DenseElementsAttr::get(loadMaskType, b.getBoolAttr(true)))));
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+        arith::AddIOp::create(
+            b, loc, planeAddress,
+            arith::MulIOp::create(
+                b, loc, arith::IndexCastOp::create(b, loc, i64, at),
+                arith::ConstantOp::create(
+                    b, loc,
+                    b.getI64IntegerAttr(dataElt.getIntOrFloatBitWidth() / 8))))
+            .getResult());
+    return LLVM::MaskedLoadOp::create(
+        b, loc, loadType, ptr, mask, loadPad,
+        b.getI32IntegerAttr(dataElt.getIntOrFloatBitWidth() / 8));
+  };
   auto computeTile = [&](OpBuilder &b, Value e, bool masked) {
     SmallVector<Value> accs(tileBlocks * phases, accStart);
     for (int64_t r = 0; r < kh; ++r)
@@ -534,7 +718,9 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             Value data;
             int64_t offset =
                 s * (rb * pitch + blk * unit + p) + r * pitch + j * group;
-            if (masked &&
+            if (masked && bounds) {
+              data = boundedLoad(b, at, rb, r, blk * unit + p, j * group);
+            } else if (masked &&
                 !(staticPlane && lastStart + offset + loadLen <= planeStatic)) {
               Value left = arith::SubIOp::create(b, loc, planeLen, at);
               Value mask = vector::CreateMaskOp::create(b, loc, loadMaskType,
@@ -615,6 +801,29 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                         index(b, lastRead + 1));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
                                          e, limit);
+    if (bounds) {
+      // Every load inside the plane's rows and columns: the tile's input
+      // rows s * row - top .. + s (R - 1) + KH - 1 and columns
+      // s * col - left .. + lastColumn.
+      int64_t lastColumn = s * ((blocks - 1) * unit + phases - 1) +
+                           (groupsPerRow - 1) * group + loadLen - 1;
+      auto within = [&](Value v, int64_t lo, int64_t extent, int64_t size) {
+        // lo <= v and v + extent <= size - 1, with v = s * iv.
+        return arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v,
+                                  index(b, lo)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, v,
+                                  index(b, size - 1 - extent + lo)));
+      };
+      Value rowsIn = within(
+          arith::MulIOp::create(b, loc, tileRow, index(b, s)), bounds->top,
+          s * (rowBlocks - 1) + kh - 1, height);
+      Value colsIn = within(
+          arith::MulIOp::create(b, loc, tileCol, index(b, s)), bounds->left,
+          lastColumn, width);
+      inside = arith::AndIOp::create(b, loc, rowsIn, colsIn);
+    }
     scf::IfOp::create(
         b, loc, inside,
         [&](OpBuilder &bb, Location) {
@@ -658,6 +867,15 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             arith::MulIOp::create(rewriter, loc, row, index(rewriter, pitch)),
             col),
         index(rewriter, s));
+    if (bounds) {
+      // The unpadded plane: the tile's first tap is `top` rows up and
+      // `left` columns to the left of its padded position.
+      e = arith::SubIOp::create(
+          rewriter, loc, e,
+          index(rewriter, bounds->top * pitch + bounds->left));
+      tileRow = row;
+      tileCol = col;
+    }
     guarded(rewriter, e, [&](OpBuilder &b, bool masked) {
       SmallVector<Value> out = computeTile(b, e, masked);
       for (int64_t tb = 0; tb < tileBlocks; ++tb) {

@@ -34,6 +34,7 @@
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
+#include "compiler/targets/cpu/DepthwisePad.h"
 #include "compiler/targets/cpu/HalfArithmetic.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/LoopOrder.h"
@@ -267,6 +268,16 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
         [](tensor::ExtractSliceOp, OpResult producer,
            bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
           if (producer.getOwner()->hasAttr(kConvGatherAttr))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+  // Likewise a folded depthwise pad: the depthwise kernel reads the
+  // unpadded input (DepthwisePad.h).
+  if (config.strategy == Strategy::Depthwise)
+    options.setFusionControlFn(
+        [](tensor::ExtractSliceOp, OpResult producer,
+           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (producer.getOwner()->hasAttr(kDepthwisePadAttr))
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });
@@ -724,6 +735,34 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
   for (linalg::LinalgOp op : convs)
     if (failed(emitDepthwiseKernel(rewriter, op, tile, target.vectorBits)))
       return failure();
+  // The kernels read the unpadded input: a folded pad's generic and its
+  // whole-tensor buffer must be unread now, and go.
+  SmallVector<linalg::GenericOp> pads;
+  kernel.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kDepthwisePadAttr))
+      pads.push_back(op);
+  });
+  for (linalg::GenericOp pad : pads) {
+    Value padded = pad.getDpsInits()[0];
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *user : llvm::make_early_inc_range(padded.getUsers()))
+        if (user != pad.getOperation() && isOpTriviallyDead(user)) {
+          rewriter.eraseOp(user);
+          changed = true;
+        }
+    }
+    if (!llvm::all_of(padded.getUsers(), [&](Operation *user) {
+          return user == pad.getOperation();
+        }))
+      return pad.emitOpError("the padded input is still read after the "
+                             "depthwise kernel folded its pad");
+    Operation *buffer = padded.getDefiningOp();
+    rewriter.eraseOp(pad);
+    if (isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(buffer) &&
+        buffer->use_empty())
+      rewriter.eraseOp(buffer);
+  }
   // The epilogue (bias, requantization, activation) loops over whole
   // planes: its two innermost dims become one where the buffers allow, so
   // LLVM vectorizes 49 outputs of a 7x7 plane rather than rows of 7.

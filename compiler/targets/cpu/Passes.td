@@ -99,6 +99,36 @@ def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuFoldDepthwisePads
+    : Pass<"kiln-cpu-fold-depthwise-pads", "::mlir::ModuleOp"> {
+  let summary = "Depthwise convolutions read their input unpadded: no pad "
+                "dispatch (padding as bounds in the depthwise kernel)";
+  let description = [{
+    Runs on a whole module after dispatch formation (the host function and
+    its dispatches). Each call of a depthwise convolution dispatch whose
+    input is the result of a constant-pad dispatch (spatial dims only)
+    calls a copy of the dispatch that takes the unpadded input instead and
+    computes the padded one with a generic marked `kiln.depthwise_pad`
+    (exact for every strategy). With `strategy = "depthwise"` the kernel
+    leaves that generic unfused and reads the unpadded input itself: loads
+    masked to the row's columns, rows above or below the plane masked off,
+    interior tiles unmasked (DepthwisePad.h). The pad dispatch goes when
+    nothing else calls it. Only dispatches that get row tiles
+    (`plane = "rows"`) are rewritten, and 8- or 16-bit planes only on
+    AVX-512 targets (masked byte and word loads).
+
+    Example: `kiln-opt --kiln-cpu-fold-depthwise-pads=cpu=x86-64-v4 m.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU: native, x86-64-v3, x86-64-v4 or an LLVM CPU name">,
+  ];
+}
+
 def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
   let summary = "Generate x86-64 kernels (LLVM dialect) from dispatch functions";
   let description = [{

@@ -1,0 +1,277 @@
+//===- DepthwisePad.cpp - Depthwise convolutions without pad dispatches ---===//
+//
+// See DepthwisePad.h. The match is on the IR that ContractionToLinalg.cpp
+// and kiln-form-dispatches produce for a depthwise convolution:
+//
+//   %0 = call @pad(%x)      tensor.pad, constant, spatial dims only
+//   %1 = call @conv(%0, %w, ...)   fill + depthwise generic reading %0
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/DepthwisePad.h"
+
+#include "compiler/targets/cpu/DepthwiseKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <map>
+#include <tuple>
+
+namespace mlir::kiln::cpu {
+
+DictionaryAttr DepthwisePad::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("input", b.getI64IntegerAttr(input)),
+       b.getNamedAttr("pads", b.getDenseI64ArrayAttr({top, left}))});
+}
+
+std::optional<DepthwisePad> DepthwisePad::read(Operation *op) {
+  auto dict =
+      op ? op->getAttrOfType<DictionaryAttr>(kDepthwisePadAttr) : nullptr;
+  if (!dict)
+    return std::nullopt;
+  auto input = dict.getAs<IntegerAttr>("input");
+  auto pads = dict.getAs<DenseI64ArrayAttr>("pads");
+  if (!input || !pads || pads.size() != 2 || input.getInt() < 0 ||
+      pads[0] < 0 || pads[1] < 0)
+    return std::nullopt;
+  return DepthwisePad{input.getInt(), pads[0], pads[1]};
+}
+
+linalg::GenericOp depthwisePadProducer(Value padded) {
+  auto generic = padded.getDefiningOp<linalg::GenericOp>();
+  return generic && DepthwisePad::read(generic) ? generic : nullptr;
+}
+
+namespace {
+
+// A dispatch whose only op (besides tensor.empty and constants) is a
+// constant pad of its single argument's last two dims; returns the pad.
+tensor::PadOp spatialPad(func::FuncOp dispatch) {
+  if (dispatch.getNumArguments() != 1)
+    return nullptr;
+  tensor::PadOp pad;
+  for (Operation &op : dispatch.getBody().front()) {
+    if (isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    if (pad || !isa<tensor::PadOp>(op))
+      return nullptr;
+    pad = cast<tensor::PadOp>(op);
+  }
+  if (!pad || pad.getSource() != dispatch.getArgument(0))
+    return nullptr;
+  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
+  if (ret.getNumOperands() != 1 || ret.getOperand(0) != pad.getResult())
+    return nullptr;
+  Value value = pad.getConstantPaddingValue();
+  if (!value || !matchPattern(value, m_Constant()))
+    return nullptr;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  int64_t rank = pad.getSourceType().getRank();
+  if (rank < 3)
+    return nullptr;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (ShapedType::isDynamic(low[d]) || ShapedType::isDynamic(high[d]) ||
+        low[d] < 0 || high[d] < 0)
+      return nullptr;
+    if (d < rank - 2 && (low[d] || high[d]))
+      return nullptr;
+  }
+  return pad;
+}
+
+// The depthwise generic of `dispatch` whose input is a dispatch argument
+// read by nothing else: its argument number.
+std::optional<unsigned> depthwiseInput(func::FuncOp dispatch,
+                                       linalg::GenericOp &conv) {
+  std::optional<unsigned> found;
+  for (auto op : dispatch.getBody().front().getOps<linalg::GenericOp>()) {
+    FailureOr<DepthwiseLoops> loops = matchDepthwise(op);
+    if (failed(loops))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(
+        op.getDpsInputOperand(loops->input)->get());
+    if (found || !arg || arg.getOwner() != &dispatch.getBody().front() ||
+        !arg.hasOneUse())
+      return std::nullopt;
+    found = arg.getArgNumber();
+    conv = op;
+  }
+  return found;
+}
+
+// Whether the kernel's masked loads are cheap on `target`: f32 data (f32
+// planes, and f16 / bf16 ones widened to f32 first) everywhere, 8- and
+// 16-bit ones (int8, bf16 read in pairs at stride 2) only with AVX-512BW.
+bool boundsPay(Type element, int64_t stride, const TargetChoice &target) {
+  bool wide = element.isF32() || element.isF16() ||
+              (element.isBF16() && stride == 1);
+  return wide || target.vectorBits >= 512;
+}
+
+// P[.., h, w] = inside ? X[.., h - top, w - left] : value.
+Value buildPad(OpBuilder &b, Location loc, Value x, RankedTensorType type,
+               const DepthwisePad &pad, TypedAttr value) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t rank = xType.getRank();
+  int64_t height = xType.getDimSize(rank - 2), width = xType.getDimSize(rank - 1);
+  MLIRContext *ctx = b.getContext();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
+      ArrayRef<AffineMap>{identity}, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto cst = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, l, v).getResult();
+        };
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        Value ih = arith::SubIOp::create(nb, l, at[rank - 2], cst(pad.top));
+        Value iw = arith::SubIOp::create(nb, l, at[rank - 1], cst(pad.left));
+        // Unsigned: a negative position (top or left padding) is huge.
+        Value inside = arith::AndIOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, ih,
+                                  cst(height)),
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, iw,
+                                  cst(width)));
+        Value zero = cst(0);
+        at[rank - 2] = arith::SelectOp::create(nb, l, inside, ih, zero);
+        at[rank - 1] = arith::SelectOp::create(nb, l, inside, iw, zero);
+        Value element = tensor::ExtractOp::create(nb, l, x, at);
+        Value padding = arith::ConstantOp::create(nb, l, value);
+        linalg::YieldOp::create(
+            nb, l,
+            arith::SelectOp::create(nb, l, inside, element, padding)
+                .getResult());
+      });
+  generic->setAttr(kDepthwisePadAttr, pad.toAttr(ctx));
+  return generic.getResult(0);
+}
+
+} // namespace
+
+LogicalResult foldDepthwisePads(ModuleOp module, const TargetChoice &target) {
+  SymbolTable symbols(module);
+  SmallVector<func::CallOp> calls;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func->hasAttr("kiln.dispatch"))
+      func.walk([&](func::CallOp call) { calls.push_back(call); });
+  // One rewritten dispatch per (depthwise dispatch, pad dispatch).
+  std::map<std::tuple<std::string, std::string, const void *>, func::FuncOp>
+      rewritten;
+  DenseSet<Operation *> erased;
+  llvm::SetVector<func::FuncOp> touched;
+  for (func::CallOp call : calls) {
+    if (erased.contains(call))
+      continue;
+    auto dispatch = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!dispatch || !dispatch->hasAttr("kiln.dispatch"))
+      continue;
+    linalg::GenericOp conv;
+    std::optional<unsigned> argNo = depthwiseInput(dispatch, conv);
+    if (!argNo)
+      continue;
+    // The conv reads the padded tensor as is or with its channels split
+    // into groups ([N, C, H, W] -> [N, G, 1, H, W]): the same split of the
+    // unpadded one.
+    Value operand = call.getOperand(*argNo);
+    auto expand = operand.getDefiningOp<tensor::ExpandShapeOp>();
+    if (expand) {
+      SmallVector<ReassociationIndices> groups =
+          expand.getReassociationIndices();
+      if (groups.size() < 2 || groups.back().size() != 1 ||
+          groups[groups.size() - 2].size() != 1 ||
+          !expand.getResultType().hasStaticShape())
+        continue;
+      operand = expand.getSrc();
+    }
+    auto padCall = operand.getDefiningOp<func::CallOp>();
+    func::FuncOp padDispatch =
+        padCall ? symbols.lookup<func::FuncOp>(padCall.getCallee())
+                : func::FuncOp();
+    tensor::PadOp pad = padDispatch ? spatialPad(padDispatch) : nullptr;
+    if (!pad)
+      continue;
+    Value x = padCall.getOperand(0);
+    auto sourceType = cast<RankedTensorType>(x.getType());
+    if (!sourceType.hasStaticShape())
+      continue;
+    auto xType = sourceType;
+    if (expand) {
+      SmallVector<int64_t> shape(expand.getResultType().getShape());
+      shape[shape.size() - 2] = sourceType.getDimSize(sourceType.getRank() - 2);
+      shape.back() = sourceType.getShape().back();
+      xType = RankedTensorType::get(shape, sourceType.getElementType());
+    }
+    FailureOr<DepthwiseLoops> loops = matchDepthwise(conv);
+    // Bounds need row tiles (the flat grid keeps its pad) and cheap masked
+    // loads.
+    std::optional<DepthwiseTile> tile = chooseDepthwiseTile(conv, target);
+    if (!tile || tile->flat ||
+        !boundsPay(xType.getElementType(), loops->stride, target))
+      continue;
+    Attribute value;
+    matchPattern(pad.getConstantPaddingValue(), m_Constant(&value));
+    auto typedValue = dyn_cast_or_null<TypedAttr>(value);
+    if (!typedValue)
+      continue;
+    int64_t rank = sourceType.getRank();
+    DepthwisePad padding{*argNo, pad.getStaticLow()[rank - 2],
+                         pad.getStaticLow()[rank - 1]};
+    auto key = std::make_tuple(dispatch.getName().str(),
+                               padDispatch.getName().str(),
+                               xType.getAsOpaquePointer());
+    func::FuncOp bounded = rewritten[key];
+    if (!bounded) {
+      OpBuilder builder(dispatch);
+      builder.setInsertionPointAfter(dispatch);
+      bounded = cast<func::FuncOp>(builder.clone(*dispatch));
+      bounded.setName(dispatch.getName().str() + "_bounds");
+      symbols.insert(bounded); // renamed if the name is taken
+      Location loc = bounded.getLoc();
+      if (failed(bounded.insertArgument(*argNo, xType, {}, loc)))
+        return failure();
+      Block &entry = bounded.getBody().front();
+      auto paddedType =
+          cast<RankedTensorType>(entry.getArgument(*argNo + 1).getType());
+      OpBuilder body = OpBuilder::atBlockBegin(&entry);
+      Value padded = buildPad(body, loc, entry.getArgument(*argNo),
+                              paddedType, padding, typedValue);
+      entry.getArgument(*argNo + 1).replaceAllUsesWith(padded);
+      if (failed(bounded.eraseArgument(*argNo + 1)))
+        return failure();
+      rewritten[key] = bounded;
+    }
+    call.setCallee(bounded.getName());
+    if (expand) {
+      OpBuilder host(call);
+      x = tensor::ExpandShapeOp::create(host, expand.getLoc(), xType, x,
+                                        expand.getReassociationIndices());
+    }
+    call->setOperand(*argNo, x);
+    if (expand && expand->use_empty())
+      expand->erase();
+    if (padCall->use_empty()) {
+      erased.insert(padCall);
+      padCall->erase();
+    }
+    touched.insert(dispatch);
+    touched.insert(padDispatch);
+  }
+  for (func::FuncOp func : touched)
+    if (SymbolTable::symbolKnownUseEmpty(func, module))
+      symbols.erase(func);
+  return success();
+}
+
+} // namespace mlir::kiln::cpu
