@@ -14,6 +14,18 @@ planes, strides 1 and 2, 3x3 and 5x5, asymmetric pads):
   dw_f  3x3 s2 pads (0, 0, 1, 1), 7 ch, 56x56 -> 28x28
   dw_g  3x3 s1 pads 1, 11 ch, 29x29 (a prime row count: the f32 row
         tiles' last group of rows moves back)
+and, for the padding folded into the kernel as bounds (DepthwisePad.h:
+no pad dispatch, masked loads at the row's ends, rows outside the plane
+masked off):
+  dw_h  3x3 s1 pads (0, 2, 1, 0), 3 ch, 9x23 (asymmetric; one channel
+        would be a plain conv, implicit_gemm_e2e's)
+  dw_i  3x3 s2 pads 3, 5 ch, 11x12 (pads as large as the kernel: whole
+        output rows and columns read only padding)
+  dw_j  3x3 s1 pads 1, 3 ch, 1x37 (a 1 x N plane)
+  dw_k  5x5 s2 pads (1, 2, 2, 1), 13 ch, 33x35
+  dw_l  3x3 s1 pads 0, 6 ch, 30x30 (no padding at all)
+  dw_m  3x3 s1 pads 1, 2 ch, 20x90 (rows with interior, unmasked tiles)
+  dw_n  3x3 s2 pads 1, 3 ch, 17x150 (the same at stride 2)
 onnxruntime's quantize_static writes the QDQ model (uint8 activations with
 non-zero zero points, so the padding is the zero point; int8 per-channel
 weights). Kiln compiles that same model under
@@ -65,6 +77,13 @@ CONVS = [
     ("dw_e", 9, (56, 56), 3, 1, (1, 1, 1, 1)),
     ("dw_f", 7, (56, 56), 3, 2, (0, 0, 1, 1)),
     ("dw_g", 11, (29, 29), 3, 1, (1, 1, 1, 1)),
+    ("dw_h", 3, (9, 23), 3, 1, (0, 2, 1, 0)),
+    ("dw_i", 5, (11, 12), 3, 2, (3, 3, 3, 3)),
+    ("dw_j", 3, (1, 37), 3, 1, (1, 1, 1, 1)),
+    ("dw_k", 13, (33, 35), 5, 2, (1, 2, 2, 1)),
+    ("dw_l", 6, (30, 30), 3, 1, (0, 0, 0, 0)),
+    ("dw_m", 2, (20, 90), 3, 1, (1, 1, 1, 1)),
+    ("dw_n", 3, (17, 150), 3, 2, (1, 1, 1, 1)),
 ]
 BATCH = 2
 OUTPUTS = [c[0] + "_out" for c in CONVS]
@@ -119,9 +138,15 @@ def conv_configs(dump):
     for header, nodes, config in dispatches(dump):
         if "[reduction]" in header:
             for name in nodes:
-                if re.fullmatch(r"dw_[a-g]", name):
+                if re.fullmatch(r"dw_[a-z]", name):
                     configs.setdefault(name, config)
     return configs
+
+
+def pad_dispatches(dump):
+    """conv names whose padding is still a dispatch of its own."""
+    return sorted({name for header, nodes, _ in dispatches(dump)
+                   if "tensor.pad" in header for name in nodes})
 
 
 def main():
@@ -163,6 +188,18 @@ def main():
                 check(len(on_path) == len(CONVS),
                       f"int8 [{label}]: {len(on_path)} of {len(CONVS)} depthwise dispatches "
                       f"on '{path}' depthwise tiles ({sorted(set(found) - set(on_path))} not)")
+                # Row tiles read the unpadded input with bounds on AVX-512
+                # (masked byte loads); the flat grid and AVX2 keep the pad.
+                rows = {n for n, l in found.items() if 'plane = "rows"' in l}
+                padded = set(pad_dispatches(dump))
+                if label == "x86-64-v3":
+                    check(padded == {c[0] for c in CONVS if any(c[5])},
+                          f"int8 [{label}]: every padded conv keeps its pad dispatch "
+                          f"(AVX2 has no masked byte loads): {sorted(padded)}")
+                else:
+                    check(rows and not rows & padded,
+                          f"int8 [{label}]: no pad dispatch for the {len(rows)} row-tiled "
+                          f"convs ({sorted(rows & padded)} have one)")
             for name, scale in sorted(scales.items()):
                 if name not in got:
                     check(False, f"int8 [{label}] seed {seed} {name}: not written")
@@ -200,6 +237,15 @@ def main():
         check(len(on_path) == len(CONVS),
               f"float [{label}]: {len(on_path)} of {len(CONVS)} depthwise dispatches "
               f"on 'fma' depthwise tiles ({sorted(set(found) - set(on_path))} not)")
+        # The padding of row-tiled convs is folded into the kernel (no pad
+        # dispatch), except bf16 at stride 2 on AVX2 (16-bit masked loads);
+        # the flat grid keeps it.
+        padded = pad_dispatches(dump)
+        keep = sorted(c[0] for c in CONVS if any(c[5]) and (
+            'plane = "flat"' in found.get(c[0], "") or
+            (c[4] == 2 and label == "bf16 x86-64-v3")))
+        check(padded == keep, f"float [{label}]: pad dispatches for {padded} "
+              f"(expected {keep})")
         for name in sorted(want):
             g, w = got.get(name), want[name]
             diff = float(np.max(np.abs(g.astype(np.float64) - w))) \
