@@ -367,13 +367,18 @@ DequantizeOp activationDequantize(Value v) {
   return dq;
 }
 
-/// A dequantize of a constant i8 weight with a zero point of 0, per tensor
-/// or per `axis`.
+/// A dequantize of a constant i8 weight with a constant zero point, per
+/// tensor or per `axis`. The zero point is 0 for Kiln's own PTQ and
+/// onnxruntime's int8 weights; onnxruntime's per-channel uint8 weights
+/// have one per channel, which costs a run-time sum of the activation
+/// (rowsum(a) * zw for a matmul, window sums for a conv; see
+/// buildIntegerMatmul / buildIntegerConv) but keeps the contraction in
+/// integers.
 DequantizeOp weightDequantize(Value v, int64_t axis) {
   auto dq = v.getDefiningOp<DequantizeOp>();
   if (!dq || !typeOf(dq.getInput()).getElementType().isInteger(8) ||
       !matchPattern(dq.getInput(), m_Constant()) ||
-      !isZeroOrAbsent(dq.getZeroPoint()))
+      !matchPattern(dq.getZeroPoint(), m_Constant()))
     return {};
   std::optional<int64_t> dqAxis = dq.getQuantizedAxis();
   if (dqAxis && *dqAxis != axis)
@@ -408,9 +413,12 @@ FailureOr<std::pair<Value, Value>> productScale(OpBuilder &b, Location loc,
 }
 
 /// The integer matmuls kiln-fold-qdq forms (rank >= 2 operands):
-///   dq(a) x dq(W)   W constant, zero point 0, per tensor or per column;
-///   dq(W) x dq(b)   W constant, zero point 0, per tensor or per row, so
-///                   b's zero point costs a constant rowsum(W) term;
+///   dq(a) x dq(W)   W constant, per tensor or per column; a non-zero
+///                   zero point of W (per tensor or per column) costs a
+///                   run-time rowsum(a) term;
+///   dq(W) x dq(b)   W constant, per tensor or per row, so b's zero point
+///                   costs a constant rowsum(W) term (and W's, per row, a
+///                   run-time colsum(b) term);
 ///   dq(a) x dq(b)   both computed and per tensor (attention's Q K^T and
 ///                   P V); the zero points' colsum(b) / rowsum(a) terms are
 ///                   kiln.reduce sums at run time.
@@ -427,8 +435,10 @@ LogicalResult foldMatmul(OpBuilder &b, MatmulOp op) {
   if ((rhs = weightDequantize(op.getRhs(), rhsType.getRank() - 1)) &&
       (lhs = activationDequantize(op.getLhs()))) {
     za = lhs.getZeroPoint();
+    zb = rhs.getZeroPoint();
   } else if ((lhs = weightDequantize(op.getLhs(), lhsType.getRank() - 2)) &&
              (rhs = activationDequantize(op.getRhs()))) {
+    za = lhs.getZeroPoint();
     zb = rhs.getZeroPoint();
     if (lhs.getQuantizedAxis())
       scaleAxis = rank - 2;
@@ -506,7 +516,8 @@ LogicalResult foldConv(OpBuilder &b, ConvOp op) {
                     static_cast<int64_t>(op.getGroups())};
   FailureOr<Value> acc =
       buildIntegerConv(b, loc, input.getInput(), filter.getInput(),
-                       input.getZeroPoint(), Value(), intBias, window);
+                       input.getZeroPoint(), filter.getZeroPoint(), intBias,
+                       window);
   if (failed(acc))
     return failure();
   FailureOr<Value> y = make<DequantizeOp>(

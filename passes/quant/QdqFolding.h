@@ -61,8 +61,9 @@ FailureOr<Value> buildIntegerConv(OpBuilder &builder, Location loc, Value x,
 /// integer contraction when its operands match the folds above; returns
 /// failure (and leaves the IR unchanged) otherwise. The conditions: the
 /// lhs / input is a per-tensor dequantize of i8; the rhs / filter is a
-/// dequantize of a constant i8 tensor with a zero point of 0, per tensor or
-/// per output column / channel; a conv's bias, if any, is a dequantize of
+/// dequantize of a constant i8 tensor with a constant zero point, per
+/// tensor or per output column / channel (a non-zero one costs a run-time
+/// sum of the activation); a conv's bias, if any, is a dequantize of
 /// a constant i32 tensor by sx * sw with zero point 0 (or an f32 value,
 /// added after the dequantize).
 LogicalResult foldQdqContraction(OpBuilder &builder, Operation *op);

@@ -12,6 +12,8 @@ and quantizes each with onnxruntime.quantization:
 
   qdq:       quantize_static, QuantFormat.QDQ (uint8 activations, int8
              weights), calibrated on seeded random inputs
+  qdq_per_channel_u8: the same with per-channel uint8 weights (a zero
+             point per output channel; every conv must be integer)
   qoperator: quantize_static, QuantFormat.QOperator (QLinearConv,
              QLinearMatMul, uint8 MaxPool and Flatten, and onnxruntime's
              com.microsoft QLinearGlobalAveragePool, QLinearAdd,
@@ -160,6 +162,14 @@ def quantize_variants(fp32_path, workdir, name, dynamic_weight_type):
     q.quantize_static(fp32_path, qdq, RandomReader(fp32_path), quant_format=q.QuantFormat.QDQ,
                       activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8)
     variants["qdq"] = qdq
+    # Per-channel uint8 weights: a zero point per output channel, which
+    # kiln-fold-qdq folds as a run-time sum of the activation
+    # (rowsum(a) * zw, window sums * zw) instead of leaving the op f32.
+    pcu8 = os.path.join(workdir, f"{name}_qdq_per_channel_u8.onnx")
+    q.quantize_static(fp32_path, pcu8, RandomReader(fp32_path), quant_format=q.QuantFormat.QDQ,
+                      activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QUInt8,
+                      per_channel=True)
+    variants["qdq_per_channel_u8"] = pcu8
     qop = os.path.join(workdir, f"{name}_qoperator.onnx")
     q.quantize_static(fp32_path, qop, RandomReader(fp32_path),
                       quant_format=q.QuantFormat.QOperator,
@@ -189,6 +199,12 @@ def check(model_path, kilnc, kiln, workdir, label, inputs=None, contraction=None
                             capture_output=True, text=True).stdout
         if not re.search(r"kiln\.(matmul|conv) [^\n]*: tensor<[0-9x]+xi8>, tensor<[0-9x]+xi8>", ir):
             print(f"FAIL {label}: no integer contraction in the Kiln IR")
+            ok = False
+        # Per-channel uint8 weights: every weight contraction is integer
+        # (only attention's activation x activation matmuls may stay f32).
+        if label.endswith("per_channel_u8") and re.search(
+                r"kiln\.conv [^\n]*xf32>, tensor<[0-9x]+xf32>", ir):
+            print(f"FAIL {label}: a conv with per-channel uint8 weights stayed f32")
             ok = False
     model = onnx.load(model_path)
     if inputs is None:

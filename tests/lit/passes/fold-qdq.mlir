@@ -311,3 +311,33 @@ func.func @clamps_that_stay(%x: tensor<4x8xf32>, %sx: tensor<f32>, %y: tensor<1x
   %q2 = kiln.quantize %c1, %sa, %za : tensor<1x2x3xf32>, tensor<2xf32>, tensor<2xi8>
   return %q0, %q1, %q2 : tensor<4x8xi8>, tensor<4x8xi8>, tensor<1x2x3xi8>
 }
+
+// -----
+
+// A weight with per-column zero points (onnxruntime's per-channel uint8
+// weights) folds too: (qa - za)(qb - zb[n]) = qa qb - za colsum(qb)
+// - rowsum(qa) zb[n] + K za zb[n]; rowsum(qa) is a run-time reduce,
+// colsum(qb) = [-1, 8] and K za zb = 3 * -3 * [1, -2] constants.
+// CHECK-LABEL: func.func @matmul_per_column_zero_points
+// CHECK-DAG: %[[KZZ:.*]] = kiln.constant dense<[-9, 18]> : tensor<2xi32>
+// CHECK-DAG: %[[ZB:.*]] = kiln.constant dense<[1, -2]> : tensor<2xi32>
+// CHECK-DAG: %[[CORR:.*]] = kiln.constant dense<[3, -24]> : tensor<2xi32>
+// CHECK: %[[ACC:.*]] = kiln.matmul %arg0, %{{.*}} : tensor<4x3xi8>, tensor<3x2xi8>
+// CHECK: %[[S1:.*]] = kiln.sub %[[ACC]], %[[CORR]]
+// CHECK: %[[WIDE:.*]] = kiln.cast %arg0 to i32
+// CHECK: %[[ROWS:.*]] = kiln.reduce sum %[[WIDE]] {axes = array<i64: 1>}
+// CHECK: %[[T:.*]] = kiln.mul %[[ROWS]], %[[ZB]]
+// CHECK: %[[S2:.*]] = kiln.sub %[[S1]], %[[T]]
+// CHECK: %[[S3:.*]] = kiln.add %[[S2]], %[[KZZ]]
+// CHECK: kiln.dequantize %[[S3]]
+func.func @matmul_per_column_zero_points(%x: tensor<4x3xi8>) -> tensor<4x2xf32> {
+  %sa = kiln.constant dense<0.5> : tensor<f32>
+  %za = kiln.constant dense<-3> : tensor<i8>
+  %a = kiln.dequantize %x, %sa, %za : tensor<4x3xi8>, tensor<f32>, tensor<i8>
+  %qb = kiln.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %sb = kiln.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %zb = kiln.constant dense<[1, -2]> : tensor<2xi8>
+  %b = kiln.dequantize %qb, %sb, %zb : tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>
+  %c = kiln.matmul %a, %b : tensor<4x3xf32>, tensor<3x2xf32>
+  return %c : tensor<4x2xf32>
+}
