@@ -82,6 +82,7 @@ FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
   choice.hasBf16Dot =
       choice.vectorBits >= 512 && info->checkFeatures("+avx512bf16");
   choice.hasFp16Arith = info->checkFeatures("+avx512fp16");
+  choice.hasBf16Convert = info->checkFeatures("+avx512bf16,+avx512vl");
   return choice;
 }
 

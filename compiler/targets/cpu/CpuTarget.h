@@ -39,6 +39,11 @@ struct TargetChoice {
   // it, f16 values are only stored in 16 bits and computed in f32
   // (HalfArithmetic.h).
   bool hasFp16Arith = false;
+  // Native f32 -> bf16 rounding (AVX512-BF16 with VL: vcvtneps2bf16 on
+  // xmm/ymm/zmm, round to nearest even). Without it, every bf16 rounding
+  // (contraction epilogues, casts, widened 16-bit chains) is an integer
+  // emulation of about six vector instructions.
+  bool hasBf16Convert = false;
 
   int64_t f32Lanes() const { return vectorBits / 32; }
   // "avx512", "avx2" or "sse" (for dumps and lit tests).

@@ -2,7 +2,10 @@
 #include "compiler/targets/cpu/HalfArithmetic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/CastInterfaces.h"
@@ -105,6 +108,86 @@ LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes) {
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("widening 16-bit arithmetic did not converge");
   return success();
+}
+
+namespace {
+
+constexpr llvm::StringLiteral kLoopAnnotationAttr = "llvm.loop_annotation";
+
+bool convertsBf16(Operation *op) {
+  if (!isa<arith::TruncFOp, arith::ExtFOp>(op))
+    return false;
+  return getElementTypeOrSelf(op->getOperand(0).getType()).isBF16() ||
+         getElementTypeOrSelf(op->getResult(0).getType()).isBF16();
+}
+
+} // namespace
+
+// `llvm.loop.vectorize.enable` with `llvm.loop.vectorize.width` = lanes.
+static LLVM::LoopAnnotationAttr vectorizeWidth(MLIRContext *context,
+                                               int64_t lanes) {
+  return LLVM::LoopAnnotationAttr::get(
+      context, /*disableNonforced=*/nullptr,
+      LLVM::LoopVectorizeAttr::get(
+          context, /*disable=*/BoolAttr::get(context, false),
+          /*predicateEnable=*/nullptr, /*scalableEnable=*/
+          BoolAttr::get(context, false),
+          IntegerAttr::get(IntegerType::get(context, 32), lanes),
+          /*followupVectorized=*/nullptr, /*followupEpilogue=*/nullptr,
+          /*followupAll=*/nullptr),
+      /*interleave=*/nullptr, /*unroll=*/nullptr, /*unrollAndJam=*/nullptr,
+      /*licm=*/nullptr, /*distribute=*/nullptr, /*pipeline=*/nullptr,
+      /*peeled=*/nullptr, /*unswitch=*/nullptr, /*mustProgress=*/nullptr,
+      /*isVectorized=*/nullptr, /*startLoc=*/nullptr, /*endLoc=*/nullptr,
+      /*parallelAccesses=*/{});
+}
+
+int64_t requestBf16Vectorization(ModuleOp module, int64_t lanes) {
+  MLIRContext *context = module.getContext();
+  int64_t marked = 0;
+  module.walk([&](scf::ForOp loop) {
+    bool innermost = true, converts = false, scalar = true;
+    loop.getBody()->walk([&](Operation *op) {
+      if (isa<scf::ForOp, scf::WhileOp>(op))
+        innermost = false;
+      converts |= convertsBf16(op);
+      for (Type type : op->getResultTypes())
+        scalar &= !isa<VectorType>(type);
+    });
+    if (!innermost || !converts || !scalar)
+      return;
+    // A short loop of known length (a narrow conv's 8 channels) gets the
+    // widest power of two that fits, so that its vector body runs at all;
+    // below 4 lanes LLVM's own choice is as good.
+    int64_t width = lanes;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (lower && upper && step && *step > 0) {
+      int64_t trips = (*upper - *lower + *step - 1) / *step;
+      while (width > trips)
+        width /= 2;
+    }
+    if (width < 4)
+      return;
+    loop->setAttr(kLoopAnnotationAttr, vectorizeWidth(context, width));
+    ++marked;
+  });
+  return marked;
+}
+
+void applyLoopAnnotations(ModuleOp module) {
+  module.walk([](Operation *op) {
+    auto annotation =
+        op->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotationAttr);
+    if (!annotation)
+      return;
+    op->removeAttr(kLoopAnnotationAttr);
+    if (auto br = dyn_cast<LLVM::BrOp>(op))
+      br.setLoopAnnotationAttr(annotation);
+    else if (auto condBr = dyn_cast<LLVM::CondBrOp>(op))
+      condBr.setLoopAnnotationAttr(annotation);
+  });
 }
 
 } // namespace mlir::kiln::cpu

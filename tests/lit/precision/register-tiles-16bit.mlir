@@ -1,5 +1,5 @@
 // RUN: kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=CONFIG
-// RUN: kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v4 --kiln-cpu-codegen %s | FileCheck %s --check-prefix=KERNEL
+// RUN: kiln-opt --kiln-cpu-lowering-config=cpu=x86-64-v4 --kiln-cpu-codegen=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=KERNEL
 
 // Contractions of 16-bit operands with f32 accumulators (what the lowering
 // makes of kiln-mixed-precision's matmuls) run as register tiles too: the
