@@ -230,8 +230,12 @@ def folded_indexing(name):
     return _model(name, nodes, inputs, outputs, inits)
 
 
+# (200, 600, 136): several workgroups along M and N over K blocks, whose
+# constant B the AVX2 data tiling packs in 16-lane panels (136 = 8 panels
+# and a half, the last panel's tile half-width); (24, 1024, 40): few rows,
+# a lane split across workgroups.
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
-               (3, 1, 5), (130, 17, 250)]
+               (3, 1, 5), (130, 17, 250), (200, 600, 136), (24, 1024, 40)]
 # The scalar strategy is slow: run it on the small MatMuls only.
 SCALAR_MATMULS = {(1, 1, 1), (3, 1, 5), (65, 33, 129)}
 

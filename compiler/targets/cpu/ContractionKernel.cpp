@@ -135,6 +135,29 @@ std::optional<std::pair<int64_t, unsigned>> packedGroupOf(AffineMap map,
   return std::pair(g.getValue(), k.getPosition());
 }
 
+// B's map in the lane-panel layout: (n floordiv P, k, n mod P) with P a
+// positive constant and k a single dim. Returns P and k.
+std::optional<std::pair<int64_t, unsigned>> lanePanelOf(AffineMap map,
+                                                        unsigned n) {
+  if (map.getNumResults() != 3)
+    return std::nullopt;
+  auto div = dyn_cast<AffineBinaryOpExpr>(map.getResult(0));
+  auto k = dyn_cast<AffineDimExpr>(map.getResult(1));
+  auto mod = dyn_cast<AffineBinaryOpExpr>(map.getResult(2));
+  if (!div || !k || !mod || div.getKind() != AffineExprKind::FloorDiv ||
+      mod.getKind() != AffineExprKind::Mod || k.getPosition() == n)
+    return std::nullopt;
+  auto lanes = dyn_cast<AffineDimExpr>(div.getLHS());
+  auto lanes2 = dyn_cast<AffineDimExpr>(mod.getLHS());
+  auto p = dyn_cast<AffineConstantExpr>(div.getRHS());
+  auto p2 = dyn_cast<AffineConstantExpr>(mod.getRHS());
+  if (!lanes || !lanes2 || lanes.getPosition() != n ||
+      lanes2.getPosition() != n || !p || !p2 ||
+      p.getValue() != p2.getValue() || p.getValue() < 1)
+    return std::nullopt;
+  return std::pair(p.getValue(), k.getPosition());
+}
+
 // The step `s` when `expr` is `s * d_n + (terms without d_n)` with s = 1
 // (consecutive lanes read consecutive elements) or s = 2 (every other one:
 // a stride-2 convolution's input columns).
@@ -193,6 +216,10 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
       loops.kGroup = packed->first;
       return true;
     }
+    if (auto panel = lanePanelOf(map, loops.n)) {
+      loops.lanePanel = panel->first;
+      return true;
+    }
     std::optional<int64_t> stride =
         laneStrideOf(map.getResults().back(), loops.n, numLoops);
     if (!stride || llvm::any_of(map.getResults().drop_back(),
@@ -211,7 +238,7 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   if (lanesOperand(maps[1]) && independentOfLanes(maps[0])) {
     loops.lhs = 0;
     loops.rhs = 1;
-  } else if (loops.kGroup = 1, loops.laneStride = 1;
+  } else if (loops.kGroup = 1, loops.laneStride = 1, loops.lanePanel = 0;
              lanesOperand(maps[0]) && independentOfLanes(maps[1])) {
     loops.lhs = 1;
     loops.rhs = 0;
@@ -246,6 +273,15 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   };
   loops.scalarPerRow = usesRows(maps[loops.lhs]);
   loops.vectorPerRow = usesRows(maps[loops.rhs]);
+  if (loops.lanePanel > 0) {
+    // Lane panels: f32, one reduction dim (the panel's rows), B shared by
+    // all rows.
+    if (!operandType.isF32() || loops.reductions.size() != 1 ||
+        loops.vectorPerRow || !loops.scalarPerRow ||
+        lanePanelOf(maps[loops.rhs], loops.n)->second !=
+            loops.reductions.front())
+      return failure();
+  }
   if (loops.kGroup > 1) {
     // A packed B: one reduction dim (the grouped k), B shared by all rows,
     // and A's innermost index k itself (a group of A is contiguous).
@@ -289,8 +325,9 @@ int64_t kGroupOf(llvm::StringRef path) {
 }
 
 bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op) {
-  if (loops.kGroup != 1 || loops.flippedA || loops.laneStride != 1 ||
-      loops.reductions.size() != 1 || loops.vectorPerRow ||
+  if (loops.kGroup != 1 || loops.lanePanel || loops.flippedA ||
+      loops.laneStride != 1 || loops.reductions.size() != 1 ||
+      loops.vectorPerRow ||
       !loops.scalarPerRow ||
       !(loops.operandType.isInteger(8) || loops.operandType.isBF16()))
     return false;
@@ -970,6 +1007,57 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return op.emitOpError("needs packed B groups of ") << group;
     bFlat = memref::CollapseShapeOp::create(
         rewriter, loc, packedB, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  }
+  // B in lane panels (DataTiling.h): workgroup tiling sliced it through
+  // (n floordiv P, k, n mod P), which drops the workgroup's first column
+  // mod P, so the tile reads the whole packed B instead, at global columns
+  // `laneBase` (that first column, recovered from the slice's panel
+  // offset) + n. Vectors of up to P lanes start at multiples of their
+  // size there (lanes are a power of two times the vector width, and so
+  // are the workgroup's columns), so none straddles two panels.
+  Value laneBase;
+  if (int64_t p = loops->lanePanel) {
+    if (panels || gatherB)
+      return op.emitOpError("B is packed in lane panels already and cannot "
+                            "be packed or gathered by the kernel");
+    if (lanes % p != 0 && p % lanes != 0)
+      return op.emitOpError("register tile lanes (")
+             << lanes << ") must divide or be a multiple of B's lane panels ("
+             << p << ")";
+    laneBase = zero;
+    if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
+      auto source = cast<MemRefType>(slice.getSource().getType());
+      if (source.getRank() != 3 || !source.hasStaticShape())
+        return op.emitOpError("needs a lane-panel B of rank 3");
+      OpFoldResult offset = slice.getMixedOffsets()[0];
+      std::optional<int64_t> constant = getConstantIntValue(offset);
+      if (constant && *constant == 0) {
+        laneBase = zero;
+      } else {
+        // The slice's panel offset is `column floordiv P`, column >= 0.
+        auto apply = dyn_cast_if_present<affine::AffineApplyOp>(
+            dyn_cast_if_present<Value>(offset)
+                ? cast<Value>(offset).getDefiningOp()
+                : nullptr);
+        AffineMap map = apply ? apply.getAffineMap() : AffineMap();
+        auto div = map && map.getNumResults() == 1
+                       ? dyn_cast<AffineBinaryOpExpr>(map.getResult(0))
+                       : nullptr;
+        auto divisor =
+            div ? dyn_cast<AffineConstantExpr>(div.getRHS()) : nullptr;
+        std::optional<unsigned> position;
+        if (auto dim = div ? dyn_cast<AffineDimExpr>(div.getLHS()) : nullptr)
+          position = dim.getPosition();
+        if (auto sym = div ? dyn_cast<AffineSymbolExpr>(div.getLHS()) : nullptr)
+          position = map.getNumDims() + sym.getPosition();
+        if (!div || div.getKind() != AffineExprKind::FloorDiv || !divisor ||
+            divisor.getValue() != p || !position)
+          return op.emitOpError("cannot find the first column of the "
+                                "workgroup's slice of lane-panel B");
+        laneBase = apply.getMapOperands()[*position];
+      }
+      b = slice.getSource();
+    }
   }
   // A widened to f32 once per row tile and K block (widensRowPanel), when
   // its panel fits in 32 KiB of stack.
@@ -1928,6 +2016,57 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return toF32(bb, bl,
                    vector::ShuffleOp::create(bb, bl, wide, wide, evens));
     };
+    // B in lane panels: the tile's lanes n0 .. n0 + width are whole panels
+    // (or the first part of one), each vector one panel row's slice;
+    // masked tiles mask each panel's lanes, so no load reaches past the
+    // last panel. Each piece's panel and first lane are computed here,
+    // once per tile (n0 >= 0: unsigned division, a shift), so the k loop
+    // only indexes the panel row.
+    int64_t piece = loops->lanePanel ? std::min(width, loops->lanePanel) : 0;
+    SmallVector<std::pair<Value, Value>> pieceAt;
+    for (int64_t p = 0; piece && p < width; p += piece) {
+      Value lane = arith::AddIOp::create(
+          builder, l, laneBase,
+          arith::AddIOp::create(builder, l, dims[loops->n], index(p)));
+      pieceAt.push_back(
+          {arith::DivUIOp::create(builder, l, lane, index(loops->lanePanel)),
+           arith::RemUIOp::create(builder, l, lane, index(loops->lanePanel))});
+    }
+    auto loadPanelB = [&](OpBuilder &bb, Location bl,
+                          ArrayRef<Value> at) -> Value {
+      auto pieceType = VectorType::get({piece}, f32);
+      auto i1Pieces = VectorType::get({piece}, bb.getI1Type());
+      Value pieceZeros;
+      if (masked)
+        pieceZeros = arith::ConstantOp::create(
+            bb, bl, pieceType, DenseElementsAttr::get(pieceType, zeroOf(f32)));
+      Value whole;
+      for (int64_t p = 0; p < width; p += piece) {
+        auto [panelIndex, firstLane] = pieceAt[p / piece];
+        SmallVector<Value> indices = {
+            panelIndex, at[loops->reductions.front()], firstLane};
+        Value part;
+        if (masked) {
+          Value pieceMask = vector::CreateMaskOp::create(
+              bb, bl, i1Pieces,
+              ValueRange{arith::SubIOp::create(
+                  bb, bl, validLanes,
+                  arith::ConstantIndexOp::create(bb, bl, p))});
+          part = vector::MaskedLoadOp::create(bb, bl, pieceType, b, indices,
+                                              pieceMask, pieceZeros);
+        } else {
+          part = vector::LoadOp::create(bb, bl, pieceType, b, indices);
+        }
+        if (piece == width)
+          return part;
+        if (!whole)
+          whole = arith::ConstantOp::create(
+              bb, bl, vectorType, DenseElementsAttr::get(vectorType, zeroOf(f32)));
+        whole = vector::InsertStridedSliceOp::create(
+            bb, bl, part, whole, ArrayRef<int64_t>{p}, ArrayRef<int64_t>{1});
+      }
+      return whole;
+    };
     // One element of A, extended and broadcast to every lane.
     auto loadA = [&](OpBuilder &bb, Location bl, ArrayRef<Value> point) {
       Value scalar = memref::LoadOp::create(
@@ -1972,6 +2111,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
             ValueRange{arith::SubIOp::create(
                            body, bl, point[loops->reductions.front()], k0),
                        zero});
+      else if (loops->lanePanel)
+        sharedB = loadPanelB(body, bl, point);
       else if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)

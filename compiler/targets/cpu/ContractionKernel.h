@@ -58,6 +58,13 @@ struct ContractionLoops {
   // (k floordiv g, n, k mod g); 1 = not packed. A's innermost index is
   // then k itself, so one group of A is one small contiguous load.
   int64_t kGroup = 1;
+  // f32 B packed by the data tiling into lane panels of `lanePanel`
+  // columns, [ceil(N/P)][K][P] (zero past N), read by B's map as
+  // (n floordiv P, k, n mod P); 0 = not packed. A register tile's lanes
+  // then start at multiples of P and every vector of B is a slice of one
+  // panel row: the K rows of one panel are one contiguous run instead of
+  // N * 4 bytes apart (a new 4 KiB page per k when N is 1024).
+  int64_t lanePanel = 0;
   // A enters the body as `extui(xori(a, 0x80))`: the signed byte read as
   // the unsigned byte a + 128 (vpdpbusd multiplies u8 by s8); the data
   // tiling starts the accumulators at -128 * colsum(B) to compensate.

@@ -48,3 +48,22 @@ func.func private @dispatch_0(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tenso
   %2 = tensor.insert_slice %b into %1[0, 3] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<2x8xf32>
   return %2 : tensor<2x8xf32>
 }
+
+// -----
+
+// B in f32 lane panels (the data tiling writes 16 columns; any width
+// parses): register tiles are a power of two wide, so with panels of 12
+// a 16-lane tile would start mid-panel, where a vector straddles two.
+func.func private @dispatch_0(%a: tensor<12x8xf32>, %b: tensor<4x8x12xf32>) -> tensor<12x48xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 6, 16>, reduction_tile = 0 : i64, workgroup_tile = array<i64: 12, 48, 0>}} {
+  %cst = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<12x48xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<12x48xf32>) -> tensor<12x48xf32>
+  // expected-error @+1 {{register tile lanes (16) must divide or be a multiple of B's lane panels (12)}}
+  %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n floordiv 12, k, n mod 12)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<12x8xf32>, tensor<4x8x12xf32>) outs(%1 : tensor<12x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<12x48xf32>
+  return %2 : tensor<12x48xf32>
+}
