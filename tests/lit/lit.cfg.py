@@ -44,3 +44,17 @@ if _ptxas:
     config.substitutions.append(("%ptxas", _ptxas))
 else:
     lit_config.note("ptxas not found (no CUDA toolkit): --target=cuda tests are UNSUPPORTED")
+
+# The host CPU's ISA extensions, for tests that run generated code built for
+# a named CPU (`REQUIRES: cpu-avx512vnni`): they show as UNSUPPORTED on a
+# host without them (an AVX2 machine) instead of dying of SIGILL.
+try:
+    with open("/proc/cpuinfo") as _cpuinfo:
+        _flags = next((line.split(":", 1)[1].split() for line in _cpuinfo
+                       if line.startswith("flags")), [])
+except OSError:
+    _flags = []
+for _flag in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
+              "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni"):
+    if _flag in _flags:
+        config.available_features.add("cpu-" + _flag.replace("_", ""))

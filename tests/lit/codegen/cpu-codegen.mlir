@@ -1,5 +1,5 @@
 // RUN: kiln-opt --kiln-cpu-codegen=codegen=scalar %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
-// RUN: kiln-opt --kiln-cpu-codegen %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
+// RUN: kiln-opt --kiln-cpu-codegen=cpu=x86-64-v4 %s | FileCheck %s --implicit-check-not=malloc --implicit-check-not=@free --implicit-check-not=func.func --implicit-check-not=linalg. --implicit-check-not=memref. --implicit-check-not=bufferization. --implicit-check-not=scf.
 
 // kiln-cpu-codegen turns kiln.dispatch functions into LLVM-dialect kernels
 // of the Kiln kernel ABI. Only ABI-level properties are checked here (the
@@ -12,7 +12,9 @@
 
 // Workgroup counts per kernel: the elementwise kernel is split along its
 // rows only; the matmul + bias kernel is tiled into 64x64 output tiles,
-// 128/64 = 2 by 256/64 = 4.
+// 128/64 = 2 by 256/64 = 4 (AVX-512's 8-row register tiles; the CPU is
+// pinned so that an AVX2 host, with 6-row tiles, 60-row workgroups and 3
+// of them, checks the same module).
 // CHECK: module attributes {kiln.workgroups = {dispatch_0 = array<i64: {{[1-9][0-9]*}}, 1, 1>, dispatch_1 = array<i64: 2, 4, 1>}}
 
 // Implementations: inputs, then outputs, as bare `noalias` pointers (the

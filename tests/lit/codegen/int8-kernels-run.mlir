@@ -1,10 +1,11 @@
+// REQUIRES: cpu-avx512vnni, cpu-avx512bw, cpu-avx512vl
 // RUN: kiln-opt --kiln-cpu-codegen=cpu=znver4 %s | mlir-translate --mlir-to-llvmir -o %t.ll
 // RUN: llc -O2 -mcpu=znver4 -relocation-model=pic -filetype=obj %t.ll -o %t.o
 // RUN: ld.lld -shared %t.o -o %t.so
 // RUN: run_int8_kernels %t.so quad_0:quad:70:300:100 quad_1:quad:9:301:37 quad_2:quad:1:7:5 pair_0:pair:70:300:100 pair_1:pair:9:301:37 pair_2:pair:1:7:5 plain_0:plain:70:300:100 plain_1:plain:1:7:5 panel_0:plain:9:301:37 convert_0:plain:70:300:100 | FileCheck %s
 
 // Numerics of the int8 register-tile kernels on AVX-512 with VNNI
-// (znver4; the host must have AVX512-VNNI to run this test): every output
+// (znver4; UNSUPPORTED on a host without AVX512-VNNI): every output
 // of the three B layouts matches an exact integer matmul
 // (Inputs/run_int8_kernels.c, which packs B as documented in
 // compiler/targets/cpu/DataTiling.h):
