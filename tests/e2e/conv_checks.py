@@ -17,10 +17,11 @@ import compare_with_ort
 
 
 class Checks:
-    """Prints one `ok`/`FAIL` line per check and counts them."""
+    """Prints one `ok`/`FAIL` line per check and counts them; `skip` lines
+    say what this host cannot check (an AVX-512 artifact on an AVX2 host)."""
 
     def __init__(self):
-        self.passed = self.failed = 0
+        self.passed = self.failed = self.skipped = 0
 
     def __call__(self, ok, line):
         print(("ok   " if ok else "FAIL ") + line, flush=True)
@@ -29,14 +30,38 @@ class Checks:
         else:
             self.failed += 1
 
+    def skip(self, line):
+        print("skip " + line, flush=True)
+        self.skipped += 1
+
+    def summary(self):
+        """The last line, and the exit status."""
+        print(f"{self.passed} passed, {self.failed} failed, {self.skipped} not run on this host")
+        return 1 if self.failed else 0
+
 
 def host_has(flag):
     """Whether /proc/cpuinfo lists `flag` (e.g. avx512_vnni) for this host."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return flag in f.read().split()
-    except OSError:
-        return False
+    return flag in compare_with_ort.host_flags()
+
+
+def cpu_of(flags):
+    """The --cpu a kilnc command line builds for ("native" by default)."""
+    for flag in flags:
+        if flag.startswith("--cpu="):
+            return flag[len("--cpu="):]
+    return "native"
+
+
+def isa_of(flags):
+    """"avx512" or "avx2": the vector ISA a kilnc command line builds for,
+    which decides the tiles and paths the dumps show (native: this host's)."""
+    cpu = cpu_of(flags)
+    if cpu == "x86-64-v3":
+        return "avx2"
+    if cpu == "x86-64-v4":
+        return "avx512"
+    return compare_with_ort.native_isa()
 
 
 def compile_with_dump(kilnc, model_path, artifact, flags):
@@ -48,12 +73,15 @@ def compile_with_dump(kilnc, model_path, artifact, flags):
 
 def compile_and_run(args, model_path, flags, label, inputs, names):
     """Compiles `model_path` into args.workdir/LABEL.kiln and runs it on
-    `inputs`; returns (dump, {name: array}). Raises RuntimeError when kilnc
-    fails (its stderr in the message)."""
+    `inputs`; returns (dump, {name: array}), or (dump, None) when this host
+    cannot run code for the flags' --cpu (compiled only). Raises
+    RuntimeError when kilnc fails (its stderr in the message)."""
     artifact = os.path.join(args.workdir, label + ".kiln")
     rc, dump, stderr = compile_with_dump(args.kilnc, model_path, artifact, flags)
     if rc != 0:
         raise RuntimeError(f"kilnc exited {rc}:\n{stderr}")
+    if not compare_with_ort.host_runs(cpu_of(flags)):
+        return dump, None
     got = compare_with_ort.run_kiln(args.kiln, artifact, inputs, names,
                                     os.path.join(args.workdir, label + "_out"))
     return dump, got

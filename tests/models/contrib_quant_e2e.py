@@ -79,8 +79,7 @@ def run_both(model_path, kilnc, kiln, workdir, label, inputs, reference=None):
         return None
     options = ort.SessionOptions()
     options.log_severity_level = 3  # not the unused-initializer notes
-    session = ort.InferenceSession(reference or model_path, options,
-                                   providers=["CPUExecutionProvider"])
+    session = compare_with_ort.ort_session(reference or model_path, options)
     names = [o.name for o in session.get_outputs()]
     want = dict(zip(names, session.run(None, inputs)))
     try:

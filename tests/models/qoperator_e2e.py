@@ -120,7 +120,7 @@ def per_op_check(path, kilnc, kiln, workdir, label, inputs):
     onnx.save(model, exposed)
     artifact = os.path.join(workdir, label + "_exposed.kiln")
     subprocess.run([kilnc, exposed, "-o", artifact], check=True)
-    session = ort.InferenceSession(exposed, providers=["CPUExecutionProvider"])
+    session = compare_with_ort.ort_session(exposed)
     names = [o.name for o in session.get_outputs()]
     want = dict(zip(names, session.run(None, inputs)))
     got = compare_with_ort.run_kiln(kiln, artifact, inputs, names,

@@ -12,7 +12,8 @@
 //    (pmaddwd).
 //  - bf16 with AVX512-BF16 (znver4): K pairs; without it (x86-64-v4,
 //    x86-64-v3) unchanged.
-//  - f32 contractions and a B computed at run time are left alone.
+//  - a B computed at run time is left alone, and so are f32 contractions
+//    but on AVX2, which stores f32 B in lane panels (lane-panels.mlir).
 
 // K = 6, N = 5. Column sums: 7, 39, 77, 53, -83.
 // VNNI: #[[PACKED4:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2 floordiv 4, d1, d2 mod 4)>
