@@ -232,10 +232,13 @@ def folded_indexing(name):
 
 # (200, 600, 136): several workgroups along M and N over K blocks, whose
 # constant B the AVX2 data tiling packs in 16-lane panels (136 = 8 panels
-# and a half, the last panel's tile half-width); (24, 1024, 40): few rows,
-# a lane split across workgroups.
+# and a half, the last panel's tile half-width), and whose computed B
+# (inputB, 544-byte rows) AVX2 copies into lane panels per K block;
+# (100, 300, 1000): a computed B with 4000-byte rows, copied, lanes
+# ending in a half tile; (24, 1024, 40): few rows, a lane split across
+# workgroups.
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
-               (3, 1, 5), (130, 17, 250), (200, 600, 136), (24, 1024, 40)]
+               (3, 1, 5), (130, 17, 250), (200, 600, 136), (100, 300, 1000), (24, 1024, 40)]
 # The scalar strategy is slow: run it on the small MatMuls only.
 SCALAR_MATMULS = {(1, 1, 1), (3, 1, 5), (65, 33, 129)}
 
@@ -268,6 +271,9 @@ def _specs():
              gemm(1, 64, 19, 1, -1.5, 0.25, (1, 19)), 64),
         Spec("gemm_transB_k1_5x1x7", gemm(5, 1, 7, 1, 2.0, 0.5, (7,)), 1),
         Spec("conv1x1_s1_1x8x9x11_oc16", conv(1, 8, 9, 11, 16, 1), 8),
+        # A 1x1 conv whose input rows (14 x 13 = 182 f32) lie off the
+        # 64-byte lines: AVX2 copies them into lane panels.
+        Spec("conv1x1_s1_1x40x14x13_oc50", conv(1, 40, 14, 13, 50, 1, bias=True, relu=True), 40),
         Spec("conv3x3_p1_s1_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 1, 1), 45, scalar=True),
         Spec("conv3x3_p1_s2_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 2, 1), 45, scalar=True),
         Spec("conv7x7_s2_p3_1x3x23x19_oc8", conv(1, 3, 23, 19, 8, 7, 2, 3), 147),

@@ -338,6 +338,13 @@ bool canPackPanels(const ContractionLoops &loops, linalg::LinalgOp op) {
   return aLast && aLast.getPosition() == loops.reductions.front();
 }
 
+bool copiesLanePanel(const ContractionLoops &loops) {
+  return loops.operandType.isF32() && loops.accumulatorType.isF32() &&
+         loops.kGroup == 1 && loops.lanePanel == 0 && loops.laneStride == 1 &&
+         !loops.vectorPerRow && loops.scalarPerRow &&
+         loops.reductions.size() == 1;
+}
+
 bool widensLanePanel(const ContractionLoops &loops) {
   return (loops.operandType.isF16() || loops.operandType.isBF16()) &&
          loops.accumulatorType.isF32() && loops.kGroup == 1 &&
@@ -476,8 +483,8 @@ void widenRowPanel(OpBuilder &b, Location loc, Value a, AffineMap aMap,
 }
 
 // Copies B[k, n0 : n0 + lanes] for k in [k0, kEnd) into the f32 `panel`
-// [>= kEnd - k0][lanes], extended in registers; lanes past `validLanes`
-// are zero (masked loads, only on the edge tile).
+// [>= kEnd - k0][lanes], extended in registers when B is 16-bit; lanes
+// past `validLanes` are zero (masked loads, only on the edge tile).
 void widenLanePanel(OpBuilder &b, Location loc, Value bOperand, AffineMap bMap,
                     ArrayRef<Value> dims, const ContractionLoops &loops,
                     Value k0, Value kEnd, Value validLanes, Value whole,
@@ -510,7 +517,10 @@ void widenLanePanel(OpBuilder &b, Location loc, Value bOperand, AffineMap bMap,
                            .getResult()
                      : vector::LoadOp::create(bb, bl, halfType, bOperand, at)
                            .getResult();
-          Value wide = arith::ExtFOp::create(bb, bl, wideType, narrow);
+          Value wide = half.isF32() ? narrow
+                                    : arith::ExtFOp::create(bb, bl, wideType,
+                                                            narrow)
+                                          .getResult();
           vector::StoreOp::create(
               bb, bl, wide, panel,
               ValueRange{arith::SubIOp::create(bb, bl, kk, k0), zero});
@@ -798,7 +808,8 @@ void fillRowGatherPanelWindows(OpBuilder &b, Location loc,
 LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                     int64_t rows, int64_t lanes, int64_t kTile,
                                     int64_t vectorBits, StringRef panelPath,
-                                    bool gatherB, bool gatherRows) {
+                                    bool gatherB, bool gatherRows,
+                                    bool copyLanes) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("register tiles need bufferized operands");
   FailureOr<ContractionLoops> loops = matchContraction(op);
@@ -1074,18 +1085,29 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   // B widened to f32 once per K block and n tile (widensLanePanel) when
   // the workgroup has several row tiles to share it and the panel fits in
-  // 32 KiB of stack.
+  // 32 KiB of stack; or, f32, copied as it is (`pack_b = "lanes"`).
   Value bPanel;
   std::optional<int64_t> staticM = getConstantIntValue(sizes[loops->m]);
-  if (!panels && !gather && staticK && staticM && *staticM > rows &&
-      widensLanePanel(*loops)) {
-    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
-    if (blockK * lanes * 4 <= 32 * 1024)
-      bPanel = memref::AllocaOp::create(
-          rewriter, loc,
-          MemRefType::get({blockK, lanes}, rewriter.getF32Type()),
-          /*alignment=*/rewriter.getI64IntegerAttr(64));
+  int64_t blockK =
+      staticK ? (kTile > 0 ? std::min(kTile, *staticK) : *staticK) : 0;
+  if (copyLanes) {
+    if (panels || gatherB || !staticK || !copiesLanePanel(*loops))
+      return op.emitOpError("pack_b = \"lanes\" copies a computed f32 B "
+                            "with contiguous lanes shared by all rows, one "
+                            "reduction dim and a static K, not packed or "
+                            "gathered otherwise");
+    if (blockK * lanes * 4 > 32 * 1024)
+      return op.emitOpError("pack_b = \"lanes\": a K block of ")
+             << blockK << " x " << lanes
+             << " lanes exceeds the 32 KiB panel (set a smaller "
+                "reduction_tile)";
   }
+  if (copyLanes || (!panels && !gather && staticK && staticM &&
+                    *staticM > rows && widensLanePanel(*loops) &&
+                    blockK * lanes * 4 <= 32 * 1024))
+    bPanel = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({blockK, lanes}, rewriter.getF32Type()),
+        /*alignment=*/rewriter.getI64IntegerAttr(64));
   for (unsigned d : loops->outer) {
     auto loop = scf::ForOp::create(rewriter, loc, zero, sizes[d], one);
     rewriter.setInsertionPointToStart(loop.getBody());

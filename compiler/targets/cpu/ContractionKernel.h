@@ -106,6 +106,15 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 // than converting each B vector in every row tile.
 bool widensLanePanel(const ContractionLoops &loops);
 
+// Whether the kernel can copy B (f32, computed, not packed; lanes
+// contiguous and shared by all rows, one reduction dim) into a contiguous
+// stack panel once per K block and lane tile, read by every row tile of
+// the workgroup (`pack_b = "lanes"`): the f32 counterpart of the widened
+// 16-bit panel. B's rows lie N * 4 bytes apart, often on another page per
+// k, and an AVX2 tile re-reads them in every row tile; the panel reads
+// each row once per workgroup.
+bool copiesLanePanel(const ContractionLoops &loops);
+
 // Marks contractions that codegen will run as register tiles.
 inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 
@@ -131,6 +140,9 @@ inline constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 // straight from the conv input (masked vector gathers, zero where the
 // window falls in the padding or past the valid lanes) and the row tiles
 // read the panel. Nothing reads the columns afterwards.
+// `copyLanes` (`pack_b = "lanes"`, copiesLanePanel): B is copied into a
+// kTile x lanes stack panel per K block and lane tile, which the row tiles
+// read with plain loads (zero past the valid lanes).
 // `gatherRows` (with gatherB; `gather_b = "rows"`): lane tiles stop at
 // output row ends, so a tile is one run of the input per panel row (every
 // other element at column stride 2) and its panel rows need no per-tile
@@ -142,7 +154,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter,
                                     int64_t vectorBits,
                                     llvm::StringRef panelPath = "",
                                     bool gatherB = false,
-                                    bool gatherRows = false);
+                                    bool gatherRows = false,
+                                    bool copyLanes = false);
 
 } // namespace mlir::kiln::cpu
 

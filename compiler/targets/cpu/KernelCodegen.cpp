@@ -918,7 +918,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                              ? StringRef(config->native)
                                              : StringRef(),
                                          config->gatherB,
-                                         config->gatherRows)))
+                                         config->gatherRows,
+                                         config->copyLanes)))
           return failure();
       // The kernels gathered their panels from the input: the whole-tensor
       // gather and its column buffer must be unread now, and go.

@@ -50,8 +50,9 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
           b.getNamedAttr("operand_type", TypeAttr::get(operandType)));
       entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
     }
-    if (packPanels)
-      entries.push_back(b.getNamedAttr("pack_b", b.getStringAttr("panels")));
+    if (packPanels || copyLanes)
+      entries.push_back(b.getNamedAttr(
+          "pack_b", b.getStringAttr(packPanels ? "panels" : "lanes")));
     if (gatherB)
       entries.push_back(b.getNamedAttr(
           "gather_b", b.getStringAttr(gatherRows ? "rows" : "im2col")));
@@ -155,15 +156,22 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
              << " is out of range (rows 1..32, lanes 1..256)";
     if (Attribute pack = dict.get("pack_b")) {
       auto value = dyn_cast<StringAttr>(pack);
-      if (!value || value.getValue() != "panels")
-        return dispatch.emitError("'pack_b' must be \"panels\"");
+      if (!value || !llvm::is_contained({"panels", "lanes"}, value.getValue()))
+        return dispatch.emitError("'pack_b' must be \"panels\" or \"lanes\"");
       auto native = dict.getAs<StringAttr>("native");
-      if (!native || kGroupOf(native.getValue()) == 1)
-        return dispatch.emitError("'pack_b' needs 'native' = \"vnni\", "
-                                  "\"pmaddubsw\", \"pmaddwd\" or "
-                                  "\"dpbf16\"");
-      config.packPanels = true;
-      config.native = native.getValue().str();
+      if (value.getValue() == "lanes") {
+        if (native)
+          return dispatch.emitError("'pack_b' = \"lanes\" copies an f32 B "
+                                    "and takes no 'native' path");
+        config.copyLanes = true;
+      } else {
+        if (!native || kGroupOf(native.getValue()) == 1)
+          return dispatch.emitError("'pack_b' needs 'native' = \"vnni\", "
+                                    "\"pmaddubsw\", \"pmaddwd\" or "
+                                    "\"dpbf16\"");
+        config.packPanels = true;
+        config.native = native.getValue().str();
+      }
     }
     if (Attribute gather = dict.get("gather_b")) {
       auto value = dyn_cast<StringAttr>(gather);
@@ -303,6 +311,26 @@ struct RegisterTileCandidate {
   ContractionLoops loops;
   AffineMap resultToRoot;
 };
+
+// Bytes between B's rows of consecutive k (the reduction dim), when B is
+// a static identity-layout tensor whose map reads k as one of its
+// indices.
+std::optional<int64_t> reductionStrideBytes(RegisterTileCandidate &c) {
+  OpOperand *b = c.op.getDpsInputOperand(c.loops.rhs);
+  auto type = dyn_cast<RankedTensorType>(b->get().getType());
+  if (!type || !type.hasStaticShape() || c.loops.reductions.size() != 1)
+    return std::nullopt;
+  AffineMap map = c.op.getMatchingIndexingMap(b);
+  for (auto [pos, expr] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr);
+        dim && dim.getPosition() == c.loops.reductions.front()) {
+      int64_t elements = 1;
+      for (int64_t d = pos + 1; d < type.getRank(); ++d)
+        elements *= type.getDimSize(d);
+      return elements * type.getElementTypeBitWidth() / 8;
+    }
+  return std::nullopt;
+}
 
 // The root itself, or a contraction whose result the root reads element
 // for element (through a permutation map), so that its rows and lanes map
@@ -734,6 +762,24 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                  target.vectorRegisters >= 32 ? 8 : 6);
       }
     }
+  // f32 B computed at run time, on AVX2: copied once per K block and lane
+  // tile for all row tiles (ContractionKernel.h, copiesLanePanel) where
+  // its rows are costly to re-read in every row tile: a new page per k
+  // (4 KiB apart or more; the 1024^3 matmul with a computed B went 44.6
+  // -> 38.9 ms on Zen 3) or rows not on 64-byte lines (14x14 and 7x7 conv
+  // inputs, 784 and 196 bytes: each 16-lane row straddles two lines, and
+  // the copy made such 1x1 convs of ResNet-50 13-20% faster), and with
+  // enough rows and K to repay the copy: at 28x28 (aligned 3136-byte
+  // rows) it was neutral, and with fewer than 8 row tiles or K < 32
+  // (mobilenets' narrow pointwise convs) 3-20% slower. AVX-512 tiles,
+  // with twice the FMAs per line, ran 2-4% slower with a copy (Zen 4).
+  if (target.vectorBits == 256 && !config.packPanels && !config.gatherB &&
+      copiesLanePanel(*loops) && rowsTotal >= 8 * rows &&
+      ranges[loops->reductions.front()] >= 32 &&
+      !candidate->op.getDpsInputs()[loops->rhs]
+           .getDefiningOp<arith::ConstantOp>())
+    if (std::optional<int64_t> stride = reductionStrideBytes(*candidate))
+      config.copyLanes = *stride >= 4096 || *stride % 64 != 0;
   // pmaddubsw keeps |x|, the signed operand and vpmaddwd's ones in
   // registers besides B and the broadcast: 8 accumulators fit in 16 ymm
   // where 12 spilled (a 6x16 tile ran slower than 4x16).
@@ -787,11 +833,13 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);
   int64_t laneTile = std::max<int64_t>(lanes, 64 / lanes * lanes);
-  if (config.gatherB || widenedB) {
-    // Every workgroup gathers (or widens) its own B panels, once per K block and lane
-    // tile, for all of its rows: taller tiles (up to 256 output channels)
-    // spread a gather over more FMAs, as long as at least 4 workgroups
-    // remain for the cores.
+  if (config.gatherB || widenedB || config.copyLanes) {
+    // Every workgroup gathers (or widens, or copies) its own B panels, once
+    // per K block and lane tile, for all of its rows: taller tiles (up to
+    // 256 output channels) spread a gather over more FMAs, as long as at
+    // least 4 workgroups remain for the cores. (f32 copies, Zen 3: 60-row
+    // workgroups -> 258 made the 1024^3 matmul 37.4 -> 35.6 ms and
+    // ResNet-50 171 -> 162 ms at 1 thread, unchanged at 2.)
     int64_t outer = 1;
     for (auto [i, it] : llvm::enumerate(rootOp.getIteratorTypesArray()))
       if (i != *rootM && i != *rootN && it == utils::IteratorType::parallel)

@@ -77,6 +77,11 @@ struct LoweringConfig {
   // bf16 contractions whose B is computed (the im2col columns of a
   // convolution), which the data tiling cannot pack ahead of time.
   bool packPanels = false;
+  // Contraction only, f32: B (computed: a 1x1 convolution's input, an
+  // activation matmul) is copied by the kernel into a contiguous panel
+  // per K block and lane tile that every row tile reads (`pack_b =
+  // "lanes"`; ContractionKernel.h's copiesLanePanel). Chosen on AVX2.
+  bool copyLanes = false;
   // Depthwise only (DepthwiseKernel.h): output pixels per tile, and whether
   // tiles span the rows of the flat plane; the path is in `native`.
   int64_t pixelTile = 0;

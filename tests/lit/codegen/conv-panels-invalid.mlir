@@ -4,7 +4,7 @@
 // Hand-set `pack_b` configurations (kernel-packed B panels, LoweringConfig.h)
 // are checked before they are used.
 
-// expected-error @+1 {{'pack_b' must be "panels"}}
+// expected-error @+1 {{'pack_b' must be "panels" or "lanes"}}
 func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "vnni", pack_b = "yes", register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0>}} {
   return %arg0 : tensor<4xf32>
 }

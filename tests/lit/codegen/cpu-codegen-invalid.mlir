@@ -67,3 +67,27 @@ func.func private @dispatch_0(%a: tensor<12x8xf32>, %b: tensor<4x8x12xf32>) -> t
   } -> tensor<12x48xf32>
   return %2 : tensor<12x48xf32>
 }
+
+// -----
+
+// pack_b = "lanes" copies a computed f32 B; an i8 contraction has none.
+func.func private @dispatch_0(%a: tensor<12x8xi8>, %b: tensor<8x16xi8>) -> tensor<12x16xi32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 6, 16>, reduction_tile = 0 : i64, pack_b = "lanes", workgroup_tile = array<i64: 12, 16, 0>}} {
+  %c0 = arith.constant 0 : i32
+  %0 = tensor.empty() : tensor<12x16xi32>
+  %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<12x16xi32>) -> tensor<12x16xi32>
+  // expected-error @+1 {{pack_b = "lanes" copies a computed f32 B with contiguous lanes shared by all rows, one reduction dim and a static K, not packed or gathered otherwise}}
+  %2 = linalg.matmul ins(%a, %b : tensor<12x8xi8>, tensor<8x16xi8>) outs(%1 : tensor<12x16xi32>) -> tensor<12x16xi32>
+  return %2 : tensor<12x16xi32>
+}
+
+// -----
+
+// The lane panel is stack scratch of one K block: at most 32 KiB.
+func.func private @dispatch_0(%a: tensor<12x1024xf32>, %b: tensor<1024x16xf32>) -> tensor<12x16xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 6, 16>, reduction_tile = 1024 : i64, pack_b = "lanes", workgroup_tile = array<i64: 12, 16, 0>}} {
+  %cst = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<12x16xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<12x16xf32>) -> tensor<12x16xf32>
+  // expected-error @+1 {{pack_b = "lanes": a K block of 1024 x 16 lanes exceeds the 32 KiB panel (set a smaller reduction_tile)}}
+  %2 = linalg.matmul ins(%a, %b : tensor<12x1024xf32>, tensor<1024x16xf32>) outs(%1 : tensor<12x16xf32>) -> tensor<12x16xf32>
+  return %2 : tensor<12x16xf32>
+}

@@ -55,3 +55,11 @@ func.func private @dispatch_0(%arg0: tensor<32x64xf32>) -> tensor<32x64xf32> att
 func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 8, 48>, workgroup_tile = array<i64: 0>}} {
   return %arg0 : tensor<4xf32>
 }
+
+// -----
+
+// pack_b = "lanes" copies an f32 B as it is: no native path.
+// expected-error @+1 {{'pack_b' = "lanes" copies an f32 B and takes no 'native' path}}
+func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "contraction", register_tile = array<i64: 6, 16>, pack_b = "lanes", native = "vnni", workgroup_tile = array<i64: 0>}} {
+  return %arg0 : tensor<4xf32>
+}

@@ -33,11 +33,13 @@ func.func private @matmul_bias(%arg0: tensor<128x64xf32>, %arg1: tensor<64x256xf
   return %4 : tensor<128x256xf32>
 }
 
-// Long K: 128-deep K blocks on AVX-512, 256 on AVX2.
+// Long K: 128-deep K blocks on AVX-512, 256 on AVX2, where B's 784-byte
+// rows (196 f32, off the 64-byte lines) are also copied into lane panels
+// per K block (`pack_b = "lanes"`, copy-lanes.mlir) by taller workgroups.
 // AVX512-LABEL: func.func private @long_k
 // AVX512-SAME: {reduction_tile = 128 : i64, register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 64, 64, 0>}
 // AVX2-LABEL: func.func private @long_k
-// AVX2-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 60, 64, 0>}
+// AVX2-SAME: {pack_b = "lanes", reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 128, 48, 0>}
 func.func private @long_k(%arg0: tensor<128x2304xf32>, %arg1: tensor<2304x196xf32>) -> tensor<128x196xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<128x196xf32>
@@ -223,11 +225,12 @@ func.func private @three_rows(%a: tensor<3x64xf32>, %b: tensor<64x500xf32>) -> t
 // Few pixels (a 7x7 conv output, 49 lanes): on AVX-512, 16 x 16 tiles
 // end in an 8-lane half tile (3.5 zmm of FMAs per row) where 8 x 32 tiles
 // end in a 17-of-32 one (4 zmm); 16-deep K blocks of 256 keep the same L1
-// bytes. AVX2 keeps 6 x 16 (its half tile is an xmm FMA at the ymm rate).
+// bytes. AVX2 keeps 6 x 16 (its half tile is an xmm FMA at the ymm rate)
+// and copies B's 196-byte rows into lane panels.
 // AVX512-LABEL: func.func private @few_pixels
 // AVX512-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 16, 16>, strategy = "contraction", workgroup_tile = array<i64: 0, 64, 49, 0>}
 // AVX2-LABEL: func.func private @few_pixels
-// AVX2-SAME: {reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 0, 60, 49, 0>}
+// AVX2-SAME: {pack_b = "lanes", reduction_tile = 256 : i64, register_tile = array<i64: 6, 16>, strategy = "contraction", workgroup_tile = array<i64: 0, 132, 49, 0>}
 func.func private @few_pixels(%w: tensor<512x4608xf32>, %col: tensor<1x4608x49xf32>) -> tensor<1x512x49xf32> attributes {kiln.dispatch} {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x512x49xf32>
