@@ -19,7 +19,10 @@ def CpuLoweringConfig : Pass<"kiln-cpu-lowering-config", "::mlir::ModuleOp"> {
     root op, and for contractions the register tile (rows x f32 lanes),
     chosen from the target CPU's vector width and register count (8x32 on
     AVX-512, 6x16 on AVX2), the K block, and for 16-bit and i8 operands
-    the native instruction path (`native`, `pack_b`). A convolution whose
+    the native instruction path (`native`, `pack_b = "panels"`); on AVX2 an
+    f32 contraction whose computed B rows are costly to re-read per row
+    tile gets `pack_b = "lanes"` (the kernel copies B into lane panels per
+    K block). A convolution whose
     columns come from `kiln-cpu-implicit-gemm`'s gather also gets
     `gather_b = "im2col"`, or `gather_b = "rows"` for a narrow one (lane
     tiles inside one output row). LoweringConfig.h lists every field.
@@ -51,9 +54,12 @@ def CpuPackWeights : Pass<"kiln-cpu-pack-weights", "::mlir::ModuleOp"> {
         `tensor<N x i32>`, passed after the others);
       - i8 with AVX2 but no VNNI: K pairs `[K/2][N][2]` (sign-extended to
         i16 and summed by pmaddwd);
-      - bf16 with AVX512-BF16: K pairs `[K/2][N][2]` (vdpbf16ps).
-    Everything else (f32, no native instruction, B computed at run time)
-    is left alone.
+      - bf16 with AVX512-BF16: K pairs `[K/2][N][2]` (vdpbf16ps);
+      - f32 on AVX2: lane panels `[ceil(N/16)][K][16]` (N zero-padded), read
+        through `(n floordiv 16, k, n mod 16)`, for the contractions at the
+        top level of their dispatch (not inside a loop).
+    Everything else (f32 on AVX-512, no native instruction, B computed at
+    run time) is left alone.
 
     Example: `kiln-opt --kiln-cpu-pack-weights=cpu=znver4 model.mlir`
   }];
