@@ -257,13 +257,28 @@ void runFusion(func::FuncOp func) {
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, fuseControl);
   linalg::ControlFusionFn reshapeControl = [](OpOperand *operand) {
-    // Collapse an elementwise consumer onto a linalg producer's shape.
+    // Collapse an elementwise consumer onto a linalg producer's shape,
+    // except the normalizing op of a softmax or normalization: its row
+    // statistics are reductions at the expanded shape, and collapsing it
+    // alone would put a reshape between them and it, which keeps them out
+    // of its dispatch (joinRowReductions). A layer norm after a matmul's
+    // residual add (every transformer layer) then ran as three dispatches,
+    // each reading the whole activation.
     Operation *reshape = operand->get().getDefiningOp();
     if (!reshape || !isView(reshape))
       return false;
     Operation *source = reshape->getOperand(0).getDefiningOp();
-    return source && isa<linalg::LinalgOp>(source) &&
-           isElementwise(operand->getOwner());
+    Operation *consumer = operand->getOwner();
+    if (!source || !isa<linalg::LinalgOp>(source) || !isElementwise(consumer))
+      return false;
+    // A statistic is a row reduction the consumer broadcasts (reads with
+    // fewer dims than it has); a conv's GEMM read whole is not one.
+    auto generic = cast<linalg::GenericOp>(consumer);
+    return llvm::none_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
+      Operation *def = in->get().getDefiningOp();
+      return def && isRowReduction(def) &&
+             !generic.getMatchingIndexingMap(in).isPermutation();
+    });
   };
   linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, reshapeControl);
   tensor::populateFoldTensorEmptyPatterns(patterns);

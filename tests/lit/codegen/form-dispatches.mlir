@@ -237,3 +237,65 @@ func.func @weight_slice_transpose(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %m = linalg.matmul ins(%x, %t : tensor<3x2xf32>, tensor<2x2xf32>) outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %m : tensor<3x2xf32>
 }
+
+// -----
+
+// A layer norm after a matmul and its residual add (every transformer
+// layer) is one dispatch: the add joins the matmul, and the normalizing op
+// stays at the layer norm's shape next to its mean and variance instead of
+// being collapsed onto the matmul's 2-D shape, which left a reshape
+// between it and its statistics and made three dispatches of the norm.
+// CHECK-LABEL: func.func @matmul_residual_layer_norm(
+// CHECK: call @dispatch_0(
+// CHECK: %[[LN:.*]] = call @dispatch_1(
+// CHECK-SAME: -> tensor<1x128x64xf32>
+// CHECK: tensor.collapse_shape %[[LN]]
+// CHECK: call @dispatch_2(
+// CHECK-NOT: call @dispatch_3
+// CHECK: func.func private @dispatch_0(
+// CHECK: linalg.matmul
+// CHECK: arith.addf
+// CHECK: func.func private @dispatch_1(
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: math.rsqrt
+// CHECK: func.func private @dispatch_2(
+// CHECK: linalg.matmul
+func.func @matmul_residual_layer_norm(%x: tensor<128x64xf32>, %w: tensor<64x64xf32>, %r: tensor<1x128x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>, %w2: tensor<64x32xf32>) -> tensor<128x32xf32> {
+  %0 = kiln.matmul %x, %w : tensor<128x64xf32>, tensor<64x64xf32>
+  %1 = kiln.reshape %0 {shape = array<i64: 1, 128, 64>} : tensor<128x64xf32>
+  %2 = kiln.add %1, %r : tensor<1x128x64xf32>, tensor<1x128x64xf32>
+  %3 = kiln.layer_norm %2, %g, %b {axis = -1 : i64, epsilon = 1.0e-12 : f32} : tensor<1x128x64xf32>, tensor<64xf32>, tensor<64xf32>
+  %4 = kiln.reshape %3 {shape = array<i64: 128, 64>} : tensor<1x128x64xf32>
+  %5 = kiln.matmul %4, %w2 : tensor<128x64xf32>, tensor<64x32xf32>
+  return %5 : tensor<128x32xf32>
+}
+
+// -----
+
+// The same for a softmax over a batch matmul's scores that a reshape
+// regroups into heads (ONNX Attention, exporters' Q K^T): max, sum and
+// normalize are one dispatch between the two batch matmuls.
+// CHECK-LABEL: func.func @scores_softmax_heads(
+// CHECK: call @dispatch_0(
+// CHECK: %[[P:.*]] = call @dispatch_1(
+// CHECK-SAME: -> tensor<2x4x3x5xf32>
+// CHECK: tensor.collapse_shape %[[P]]
+// CHECK: call @dispatch_2(
+// CHECK-NOT: call @dispatch_3
+// CHECK: func.func private @dispatch_1(
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: func.func private @dispatch_2(
+// CHECK: linalg.batch_matmul
+func.func @scores_softmax_heads(%q: tensor<8x3x5xf32>, %k: tensor<8x5x5xf32>, %v: tensor<8x5x6xf32>) -> tensor<8x3x6xf32> {
+  %s = kiln.matmul %q, %k : tensor<8x3x5xf32>, tensor<8x5x5xf32>
+  %h = kiln.reshape %s {shape = array<i64: 2, 4, 3, 5>} : tensor<8x3x5xf32>
+  %p = kiln.softmax %h {axis = -1 : i64} : tensor<2x4x3x5xf32>
+  %f = kiln.reshape %p {shape = array<i64: 8, 3, 5>} : tensor<2x4x3x5xf32>
+  %o = kiln.matmul %f, %v : tensor<8x3x5xf32>, tensor<8x5x6xf32>
+  return %o : tensor<8x3x6xf32>
+}
