@@ -820,26 +820,20 @@ struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
     auto div = erf.getOperand().getDefiningOp<arith::DivFOp>();
     if (!div)
       return failure();
-    Attribute divisor;
+    // Elementwise code is still scalar here (LLVM's loop vectorizer widens
+    // it later), so the divisor is a scalar constant.
+    FloatAttr divisor;
     if (!matchPattern(div.getRhs(), m_Constant(&divisor)))
       return failure();
-    FloatAttr scalar = dyn_cast<FloatAttr>(divisor);
-    if (auto splat = dyn_cast<SplatElementsAttr>(divisor))
-      scalar = dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>());
-    if (!scalar)
-      return failure();
-    APFloat c = scalar.getValue();
+    APFloat c = divisor.getValue();
     if (c.isZero() || !c.isFinite())
       return failure();
     APFloat reciprocal(c.getSemantics(), 1);
     if (reciprocal.divide(c, APFloat::rmNearestTiesToEven) & APFloat::opOverflow)
       return failure();
-    Type type = div.getType();
-    TypedAttr value = rewriter.getFloatAttr(getElementTypeOrSelf(type), reciprocal);
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      value = DenseElementsAttr::get(shaped, value);
     rewriter.setInsertionPoint(erf);
-    Value factor = arith::ConstantOp::create(rewriter, div.getLoc(), value);
+    Value factor = arith::ConstantOp::create(
+        rewriter, div.getLoc(), rewriter.getFloatAttr(div.getType(), reciprocal));
     Value product = arith::MulFOp::create(rewriter, div.getLoc(), div.getLhs(),
                                           factor, div.getFastmathAttr());
     rewriter.modifyOpInPlace(erf, [&] { erf->setOperand(0, product); });

@@ -1,8 +1,8 @@
 // RUN: kiln-opt --kiln-cpu-codegen=cpu=x86-64-v3 %s | FileCheck %s
 
 // erf of a quotient by a constant (exporters' erf GELU: x / sqrt(2))
-// multiplies by the reciprocal instead (a vector division costs several
-// multiplies); erf's own rational approximation keeps its one division.
+// multiplies by the reciprocal instead (a division has a fraction of a
+// multiply's throughput); erf's own rational approximation keeps its one division.
 // Other divisions stay divisions: by a computed divisor under erf, and by
 // a constant anywhere else.
 
