@@ -808,9 +808,9 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
 // GELU as x / sqrt(2) (PyTorch's `x / math.sqrt(2.0)`), and a vector
 // division has a fraction of a multiply's throughput, next to the
 // division erf's own rational approximation already does (measured: the
-// FFN-up dispatch of bert_encoder 2.6% faster on a Zen 3). The argument moves by at most an ulp or
-// so, and erf's slope is at most 2/sqrt(pi), so erf moves by about as
-// little; onnxruntime's fused Gelu multiplies by 1/sqrt(2) too. Only erf's
+// FFN-up dispatch of bert_encoder 2.6% faster on a Zen 3). The argument
+// moves by at most an ulp or so, and erf's slope is at most 2/sqrt(pi), so
+// erf moves by about as little; onnxruntime's fused Gelu multiplies by 1/sqrt(2) too. Only erf's
 // argument is changed; divisions elsewhere stay exact.
 struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
   ErfOfQuotientByConstant(MLIRContext *ctx)
