@@ -4,6 +4,10 @@
 #include "runtime/src/cpu_features.h"
 
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -75,6 +79,23 @@ bool CpuidBit(unsigned leaf, unsigned subleaf, Reg reg, int bit) {
   return (r[reg] >> bit) & 1u;
 }
 
+// Linux enables the 8 KiB AMX tile state per process, on request
+// (Documentation/arch/x86/xstate.rst): the first tile instruction of a
+// process that did not ask faults with SIGILL. Asking is idempotent and
+// covers every thread of the process, so the runtime asks once, when an
+// artifact needing AMX is loaded.
+bool AmxPermitted() {
+#if defined(__linux__)
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  static const bool permitted =
+      syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  return permitted;
+#else
+  return false;
+#endif
+}
+
 // XCR0 bits the OS must enable: 1-2 (SSE/AVX), 5-7 (AVX-512), 17-18 (AMX).
 bool OsSaves(OsState state) {
   if (state == kNone) return true;
@@ -85,7 +106,8 @@ bool OsSaves(OsState state) {
   uint64_t need = 0x6;
   if (state == kAvx512State) need |= 0xE0;
   if (state == kAmxState) need |= 0x60000;
-  return (xcr0 & need) == need;
+  if ((xcr0 & need) != need) return false;
+  return state != kAmxState || AmxPermitted();
 }
 
 }  // namespace

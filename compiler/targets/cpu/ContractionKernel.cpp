@@ -352,10 +352,6 @@ bool widensLanePanel(const ContractionLoops &loops) {
          loops.reductions.size() == 1;
 }
 
-namespace {
-
-// The fill of `out` that `op` accumulates onto, when nothing between them
-// touches memory (the subviews of the operands may sit in between).
 linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
@@ -368,6 +364,8 @@ linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out) {
   }
   return nullptr;
 }
+
+namespace {
 
 // Indices of an operand for the loop values `dims`.
 SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,

@@ -100,6 +100,12 @@ llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
+// The fill of `out` that the bufferized `op` accumulates onto, when
+// nothing between them touches memory (the subviews of the operands may
+// sit in between): the kernels start their accumulators at its value and
+// erase it.
+linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out);
+
 // Whether the "convert" path widens B (16-bit floats, lanes contiguous and
 // shared by all rows, one reduction dim) to f32 once per K block and lane
 // tile, in a stack panel every row tile of the workgroup reads, rather

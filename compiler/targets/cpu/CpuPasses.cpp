@@ -9,6 +9,7 @@
 #include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/KernelCodegen.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

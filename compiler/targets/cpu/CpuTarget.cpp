@@ -18,7 +18,8 @@ namespace {
 const char *kCheckable[] = {"sse4.2", "avx",      "avx2",     "fma",
                             "f16c",   "bmi2",     "avx512f",  "avx512bw",
                             "avx512vl", "avx512dq", "avx512vnni",
-                            "avxvnni",  "avx512bf16", "avx512fp16"};
+                            "avxvnni",  "avx512bf16", "avx512fp16",
+                            "amx-tile", "amx-bf16", "amx-int8"};
 
 } // namespace
 
@@ -83,6 +84,11 @@ FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
       choice.vectorBits >= 512 && info->checkFeatures("+avx512bf16");
   choice.hasFp16Arith = info->checkFeatures("+avx512fp16");
   choice.hasBf16Convert = info->checkFeatures("+avx512bf16,+avx512vl");
+  // The AMX kernels' epilogues and edges use AVX-512 code.
+  choice.hasAmxBf16 = choice.vectorBits >= 512 &&
+                      info->checkFeatures("+amx-tile,+amx-bf16");
+  choice.hasAmxInt8 = choice.vectorBits >= 512 &&
+                      info->checkFeatures("+amx-tile,+amx-int8");
   return choice;
 }
 

@@ -44,6 +44,12 @@ struct TargetChoice {
   // (contraction epilogues, casts, widened 16-bit chains) is an integer
   // emulation of about six vector instructions.
   bool hasBf16Convert = false;
+  // AMX tile matrix multiplies (Sapphire Rapids and later): tdpbf16ps
+  // (16x32 bf16 by 32x16 bf16 into a 16x16 f32 tile) and tdpbssd (s8 by
+  // s8 quads into i32), eight 1 KiB tile registers (AmxKernel.h). The
+  // runtime asks the OS for the tile state before running such kernels.
+  bool hasAmxBf16 = false;
+  bool hasAmxInt8 = false;
 
   int64_t f32Lanes() const { return vectorBits / 32; }
   // "avx512", "avx2" or "sse" (for dumps and lit tests).

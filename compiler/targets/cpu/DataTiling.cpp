@@ -1,6 +1,7 @@
 //===- DataTiling.cpp - Constant weights packed for dot products ----------===//
 #include "compiler/targets/cpu/DataTiling.h"
 
+#include "compiler/targets/cpu/AmxKernel.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,9 +38,15 @@ struct Candidate {
   Packing packing;
 };
 
-std::optional<Packing> choosePacking(const ContractionLoops &loops,
+std::optional<Packing> choosePacking(linalg::LinalgOp op,
+                                     const ContractionLoops &loops,
                                      const TargetChoice &target) {
   if (loops.operandType.isInteger(8)) {
+    // AMX multiplies signed by signed bytes (tdpbssd): quads, A as it is.
+    // The lowering config then must take the 'amx' path, which it does
+    // for every contraction amxContractionOk accepts.
+    if (amxContractionOk(op, loops, target))
+      return Packing{4, false};
     if (target.hasVnni)
       return Packing{4, true};
     // Without VNNI: i8 sign-extended to i16 and pairs summed by pmaddwd,
@@ -76,7 +83,7 @@ std::optional<Candidate> findCandidate(func::FuncOp dispatch,
         loops->reductions.size() != 1 || loops->vectorPerRow ||
         !loops->scalarPerRow)
       return WalkResult::advance();
-    std::optional<Packing> packing = choosePacking(*loops, target);
+    std::optional<Packing> packing = choosePacking(op, *loops, target);
     if (!packing)
       return WalkResult::advance();
     // Lane panels pay only in register tiles, which take the dispatch's
@@ -362,8 +369,10 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
   for (auto func : module.getOps<func::FuncOp>())
     if (func->hasAttr("kiln.dispatch"))
       dispatches.push_back(func);
-  // A constant read by several packed dispatches is packed once.
-  DenseMap<Operation *, PackedConstant> packedOf;
+  // A constant read by several packed dispatches is packed once per
+  // packing (AMX and vpdpbusd dispatches of one weight differ in whether
+  // the packed constant comes with vpdpbusd's correction).
+  DenseMap<std::pair<Operation *, int>, PackedConstant> packedOf;
   SmallVector<arith::ConstantOp> originals;
   for (func::FuncOp dispatch : dispatches) {
     if (hasPmaddubsw(target))
@@ -387,14 +396,16 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
         }))
       candidate->packing = Packing{4, false};
     for (auto [call, constant] : calls) {
-      auto it = packedOf.find(constant);
+      std::pair<Operation *, int> key(constant, candidate->packing.flipA);
+      auto it = packedOf.find(key);
       if (it == packedOf.end()) {
         FailureOr<PackedConstant> packed =
             packConstant(constant, candidate->packing);
         if (failed(packed))
           return failure();
-        it = packedOf.try_emplace(constant, *packed).first;
-        originals.push_back(constant);
+        it = packedOf.try_emplace(key, *packed).first;
+        if (!llvm::is_contained(originals, constant))
+          originals.push_back(constant);
       }
       call->setOperand(candidate->argIndex, it->second.packed);
       if (it->second.correction)
@@ -403,7 +414,10 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
     }
     rewriteDispatch(dispatch, *candidate,
                     cast<RankedTensorType>(
-                        packedOf.find(calls.front().second)->second.packed
+                        packedOf
+                            .find({calls.front().second,
+                                   int(candidate->packing.flipA)})
+                            ->second.packed
                             .getType()));
   }
   // The unpacked weights are gone unless something else reads them.

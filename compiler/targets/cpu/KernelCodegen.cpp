@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/targets/cpu/KernelCodegen.h"
+#include "compiler/targets/cpu/AmxKernel.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/DepthwisePad.h"
@@ -41,6 +42,9 @@
 #include "compiler/targets/cpu/LoweringConfig.h"
 #include "compiler/targets/cpu/ScratchBinding.h"
 
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -51,6 +55,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -843,8 +848,31 @@ struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
 
 } // namespace
 
+namespace {
+
+// cf-to-llvm as its pass does it, with AMX tiles among the types: the AMX
+// kernels' K loops carry their accumulator tiles as block arguments,
+// which the pass's own type converter does not know.
+LogicalResult convertControlFlowToLlvm(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  LLVMTypeConverter converter(ctx);
+  converter.addConversion([](amx::TileType type) -> Type {
+    return LLVM::LLVMX86AMXType::get(type.getContext());
+  });
+  RewritePatternSet patterns(ctx);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  cf::populateAssertToLLVMConversionPattern(converter, patterns);
+  LLVMConversionTarget target(*ctx);
+  return applyPartialConversion(module, target, std::move(patterns));
+}
+
+} // namespace
+
 FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                                    const TargetChoice &target) {
+  // The AMX kernels' tile ops (a dependent dialect of kiln-cpu-codegen;
+  // loaded here for the pipeline, which calls this outside a pass).
+  module.getContext()->getOrLoadDialect<amx::AMXDialect>();
   SmallVector<func::FuncOp> dispatches;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func->hasAttr("kiln.dispatch"))
@@ -900,6 +928,23 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                           "and A contiguous along k");
           return WalkResult::interrupt();
         }
+        if (config->native == "amx") {
+          if (config->packPanels || config->gatherB ||
+              !amxContractionOk(op, *loops, target) ||
+              loops->kGroup != amxGroup(*loops)) {
+            op->emitOpError("the lowering config asks for AMX tiles, which "
+                            "need bf16 or i8 operands with B packed in K "
+                            "groups by the data tiling (2 bf16 or 4 i8), "
+                            "static M, N >= 16, K a multiple of the group, "
+                            "and CPU '")
+                << target.cpu << "' with AMX-"
+                << (loops->operandType.isInteger(8) ? "INT8" : "BF16");
+            return WalkResult::interrupt();
+          }
+          op->setAttr(kRegisterTileAttr, UnitAttr::get(op->getContext()));
+          ++marked;
+          return WalkResult::advance();
+        }
         bool supported = path == "vnni"      ? target.hasVnni
                          : path == "dpbf16"  ? target.hasBf16Dot
                          : path == "pmaddwd" ? target.vectorBits >= 256
@@ -947,7 +992,10 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                  "contraction");
       IRRewriter rewriter(kernel->getContext());
       for (linalg::LinalgOp op : contractions)
-        if (failed(emitContractionKernel(rewriter, op, config->tileRows,
+        if (config->native == "amx") {
+          if (failed(emitAmxContraction(rewriter, op)))
+            return failure();
+        } else if (failed(emitContractionKernel(rewriter, op, config->tileRows,
                                          config->tileLanes,
                                          config->reductionTile,
                                          target.vectorBits,
@@ -1099,16 +1147,20 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
   lower.addPass(memref::createExpandStridedMetadataPass());
   lower.addPass(createLowerAffinePass());
   lower.addPass(createSCFToControlFlowPass());
-  lower.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLlvm;
+  vectorToLlvm.amx = target.hasAmxBf16 || target.hasAmxInt8;
+  lower.addPass(createConvertVectorToLLVMPass(vectorToLlvm));
   lower.addPass(createConvertMathToLLVMPass());
   lower.addPass(createArithToLLVMConversionPass());
   lower.addPass(createFinalizeMemRefToLLVMConversionPass());
-  lower.addPass(createConvertControlFlowToLLVMPass());
+  if (failed(lower.run(module)) || failed(convertControlFlowToLlvm(module)))
+    return failure();
+  PassManager finish(ctx);
   ConvertFuncToLLVMPassOptions funcOptions;
   funcOptions.useBarePtrCallConv = true;
-  lower.addPass(createConvertFuncToLLVMPass(funcOptions));
-  lower.addPass(createReconcileUnrealizedCastsPass());
-  if (failed(lower.run(module)))
+  finish.addPass(createConvertFuncToLLVMPass(funcOptions));
+  finish.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(finish.run(module)))
     return failure();
   applyLoopAnnotations(module);
   bf16MovesAsI16(module);

@@ -2,6 +2,7 @@
 #include "compiler/targets/cpu/LoweringConfig.h"
 
 #include "compiler/pipeline/TargetBackend.h"
+#include "compiler/targets/cpu/AmxKernel.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
@@ -172,6 +173,13 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
         config.packPanels = true;
         config.native = native.getValue().str();
       }
+    }
+    if (auto native = dict.getAs<StringAttr>("native");
+        native && native.getValue() == "amx") {
+      if (config.packPanels || config.copyLanes)
+        return dispatch.emitError("the 'amx' path reads B packed by the "
+                                  "data tiling and takes no 'pack_b'");
+      config.native = "amx";
     }
     if (Attribute gather = dict.get("gather_b")) {
       auto value = dyn_cast<StringAttr>(gather);
@@ -571,6 +579,76 @@ void balanceContractionSplit(MutableArrayRef<int64_t> tiles,
 
 } // namespace
 
+namespace {
+
+// The workgroup extent of a dim for the AMX kernel: a divisor of `bound`
+// (every workgroup's tile, edges included, is then static) of at least 16
+// and at most `cap`, preferring multiples of 32 and then of 16 (fewer
+// edge tiles); the smallest divisor above `cap` when none is in range.
+int64_t amxExtent(int64_t bound, int64_t cap) {
+  int64_t best = 0, bestScore = -1;
+  for (int64_t t = std::min(bound, cap); t >= kAmxTileRows; --t) {
+    if (bound % t != 0)
+      continue;
+    int64_t score = t % 32 == 0 ? 2 : t % 16 == 0 ? 1 : 0;
+    if (score > bestScore) {
+      best = t;
+      bestScore = score;
+    }
+  }
+  if (best)
+    return best;
+  for (int64_t t = cap + 1;; ++t)
+    if (bound % t == 0)
+      return t;
+}
+
+// A contraction on AMX tiles (AmxKernel.h): whole K per workgroup, and
+// workgroup tiles that divide M and N, up to 128 x 128 outputs (a 128 x
+// 768 bf16 A and a 768 x 128 B take 384 KiB of the 2 MiB L2), halved
+// while fewer than 4 workgroups would share the cores.
+LoweringConfig amxConfig(LoweringConfig config,
+                         const RegisterTileCandidate &candidate,
+                         linalg::LinalgOp rootOp, ArrayRef<int64_t> bounds,
+                         unsigned rootM, unsigned rootN) {
+  config.strategy = Strategy::Contraction;
+  config.operandType = candidate.loops.operandType;
+  config.native = "amx";
+  config.tileRows = 2 * kAmxTileRows;
+  config.tileLanes = 2 * kAmxTileRows;
+  config.reductionTile = 0;
+  int64_t outer = 1;
+  SmallVector<int64_t> tiles(bounds.size(), 0);
+  int64_t tiled = 2;
+  for (auto [i, it] : llvm::enumerate(rootOp.getIteratorTypesArray())) {
+    if (i == rootM || i == rootN || it != utils::IteratorType::parallel ||
+        bounds[i] <= 1)
+      continue;
+    if (tiled < 3) {
+      tiles[i] = 1;
+      outer *= bounds[i];
+      ++tiled;
+    }
+  }
+  int64_t rowCap = 128, colCap = 128;
+  for (;;) {
+    tiles[rootM] = amxExtent(bounds[rootM], rowCap);
+    tiles[rootN] = amxExtent(bounds[rootN], colCap);
+    int64_t groups = outer * (bounds[rootM] / tiles[rootM]) *
+                     (bounds[rootN] / tiles[rootN]);
+    if (groups >= 4 || (rowCap <= 32 && colCap <= 32))
+      break;
+    if (colCap >= rowCap && colCap > 32)
+      colCap /= 2;
+    else
+      rowCap /= 2;
+  }
+  config.workgroupTile = tiles;
+  return config;
+}
+
+} // namespace
+
 LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                     const TargetChoice &target,
                                     const ConfigOptions &options) {
@@ -830,6 +908,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (!rootM || !rootN)
     return chooseLoweringConfig(dispatch, target,
                                 ConfigOptions{false, options.loopOrder});
+  if (loops->kGroup == amxGroup(*loops) &&
+      amxContractionOk(candidate->op, *loops, target))
+    return amxConfig(config, *candidate, rootOp, bounds, *rootM, *rootN);
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);
   int64_t laneTile = std::max<int64_t>(lanes, 64 / lanes * lanes);

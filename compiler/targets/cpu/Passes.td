@@ -158,7 +158,7 @@ def CpuCodegen : Pass<"kiln-cpu-codegen", "::mlir::ModuleOp"> {
     "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::amx::AMXDialect"
   ];
   let options = [
     Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",

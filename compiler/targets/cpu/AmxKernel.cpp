@@ -1,0 +1,312 @@
+//===- AmxKernel.cpp - Contractions on AMX tile registers -----------------===//
+//
+// See AmxKernel.h for the loop nest. The tiles are MLIR's amx dialect ops
+// (lowered to LLVM's *.internal AMX intrinsics, whose shapes LLVM's tile
+// configuration pass collects into one ldtilecfg per kernel call); every
+// tile shape is static, so each edge of the workgroup tile is its own
+// copy of the block with smaller tiles.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/AmxKernel.h"
+
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::kiln::cpu {
+
+namespace {
+
+// A map whose results are all plain loop dims ending in (`second`, `last`).
+bool plainDimsEndingIn(AffineMap map, unsigned second, unsigned last) {
+  if (map.getNumResults() < 2 || !llvm::all_of(map.getResults(), [](AffineExpr e) {
+        return isa<AffineDimExpr>(e);
+      }))
+    return false;
+  unsigned n = map.getNumResults();
+  return cast<AffineDimExpr>(map.getResult(n - 2)).getPosition() == second &&
+         cast<AffineDimExpr>(map.getResult(n - 1)).getPosition() == last;
+}
+
+// The init of a contraction on tensors is a fill (possibly sliced by
+// workgroup tiling): the clamped edge tiles then recompute and store the
+// same values twice, where tiles starting at C would add their overlap
+// twice.
+bool initIsFill(linalg::LinalgOp op) {
+  Value init = op.getDpsInits()[0];
+  if (!isa<RankedTensorType>(init.getType()))
+    return true;
+  if (auto slice = init.getDefiningOp<tensor::ExtractSliceOp>())
+    init = slice.getSource();
+  return init.getDefiningOp<linalg::FillOp>() != nullptr;
+}
+
+} // namespace
+
+int64_t amxGroup(const ContractionLoops &loops) {
+  return loops.operandType.isInteger(8) ? 4 : 2;
+}
+
+bool amxContractionOk(linalg::LinalgOp op, const ContractionLoops &loops,
+                      const TargetChoice &target) {
+  if (loops.reductions.size() != 1 || loops.vectorPerRow ||
+      !loops.scalarPerRow || loops.laneStride != 1 || loops.lanePanel ||
+      loops.flippedA)
+    return false;
+  bool bf16 = loops.operandType.isBF16() &&
+              loops.accumulatorType.isF32() && target.hasAmxBf16;
+  bool i8 = loops.operandType.isInteger(8) &&
+            loops.accumulatorType.isInteger(32) && target.hasAmxInt8;
+  if (!bf16 && !i8)
+    return false;
+  int64_t group = amxGroup(loops);
+  if (loops.kGroup != 1 && loops.kGroup != group)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  unsigned k = loops.reductions.front();
+  int64_t kStep = kAmxRowBytes / (loops.operandType.getIntOrFloatBitWidth() / 8);
+  if (ranges[loops.m] < kAmxTileRows || ranges[loops.n] < kAmxTileRows ||
+      ranges[k] % kStep != 0 || !initIsFill(op))
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return plainDimsEndingIn(maps[loops.lhs], loops.m, k) &&
+         plainDimsEndingIn(maps.back(), loops.m, loops.n);
+}
+
+LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError("AMX tiles need bufferized operands");
+  FailureOr<ContractionLoops> loops = matchContraction(op);
+  if (failed(loops))
+    return op.emitOpError("is not a contraction the AMX kernel handles");
+  int64_t group = amxGroup(*loops);
+  if (loops->kGroup != group)
+    return op.emitOpError("the 'amx' path needs B packed in K groups of ")
+           << group << " by the data tiling";
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (llvm::any_of(sizes, ShapedType::isDynamic))
+    return op.emitOpError("the 'amx' path needs a static workgroup tile "
+                          "(workgroup tiles that divide M and N)");
+  unsigned kDim = loops->reductions.front();
+  int64_t rowsTotal = sizes[loops->m], colsTotal = sizes[loops->n];
+  int64_t kTotal = sizes[kDim];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap aMap = maps[loops->lhs], cMap = maps.back();
+  if (!plainDimsEndingIn(aMap, loops->m, kDim) ||
+      !plainDimsEndingIn(cMap, loops->m, loops->n) || kTotal % group != 0)
+    return op.emitOpError("the 'amx' path needs A indexed (.., m, k), C "
+                          "(.., m, n) and K a multiple of ")
+           << group;
+  Value a = op.getDpsInputOperand(loops->lhs)->get();
+  Value b = op.getDpsInputOperand(loops->rhs)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  for (Value v : {a, c})
+    if (!cast<MemRefType>(v.getType()).isLastDimUnitStride())
+      return op.emitOpError("the 'amx' path needs unit-stride rows in A "
+                            "and C");
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value zero = index(0);
+
+  // B: the whole packed constant [K/g][N][g] at the workgroup's column
+  // offset (workgroup tiling slices it through a map whose `k mod g`
+  // extent is not the group's), read with its row stride N * g.
+  Value packedB = b;
+  Value columnBase = zero;
+  if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
+    packedB = slice.getSource();
+    columnBase = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                 slice.getMixedOffsets()[1]);
+  }
+  auto bType = cast<MemRefType>(packedB.getType());
+  if (bType.getRank() != 3 || !bType.hasStaticShape() ||
+      bType.getDimSize(2) != group || !bType.getLayout().isIdentity())
+    return op.emitOpError("the 'amx' path needs the packed B [K/")
+           << group << "][N][" << group << "] itself";
+  Value bStride = index(bType.getDimSize(1) * group);
+
+  Type operand = loops->operandType;
+  Type accElem = loops->accumulatorType;
+  bool integer = isa<IntegerType>(accElem);
+  int64_t kStep = kAmxRowBytes / (operand.getIntOrFloatBitWidth() / 8);
+  if (rowsTotal < kAmxTileRows || colsTotal < kAmxTileRows ||
+      kTotal % kStep != 0)
+    return op.emitOpError("the 'amx' path needs a workgroup tile of at "
+                          "least 16 x 16 outputs and K a multiple of ")
+           << kStep;
+
+  // The accumulators start at the fill value: tilezero, or a 16x16 stack
+  // tile of it. Edge tiles overlap their neighbours (below), which only a
+  // fill makes exact.
+  linalg::FillOp fill = findFoldableFill(op, c);
+  if (!fill)
+    return op.emitOpError("the 'amx' path needs C filled right before the "
+                          "contraction");
+  Value fillValue = fill.getDpsInputs()[0];
+  bool zeroFill = matchPattern(fillValue, m_Zero()) ||
+                  matchPattern(fillValue, m_AnyZeroFloat());
+  Value fillTile;
+  if (!zeroFill) {
+    fillTile = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({kAmxTileRows, kAmxTileRows}, accElem),
+        rewriter.getI64IntegerAttr(64));
+    Value row = vector::BroadcastOp::create(
+        rewriter, loc, VectorType::get({kAmxTileRows}, accElem), fillValue);
+    for (int64_t r = 0; r < kAmxTileRows; ++r)
+      vector::StoreOp::create(rewriter, loc, row, fillTile,
+                              ValueRange{index(r), zero});
+  }
+
+  // Every tile is 16 rows of 64 bytes: LLVM configures each tile register
+  // with one shape per function, so a second shape (a narrower edge tile)
+  // would need registers of its own, and the 2x2 block takes all eight.
+  // Edges reuse the full shape instead, clamped back inside the workgroup
+  // tile: the last tile of a dim starts at extent - 16 and overlaps the one
+  // before it, recomputing the shared rows or columns from the same fill.
+  Type accTile = amx::TileType::get({kAmxTileRows, kAmxTileRows}, accElem);
+  Type aTile = amx::TileType::get({kAmxTileRows, kStep}, operand);
+  Type bTile = amx::TileType::get({kStep / group, kAmxTileRows * group}, operand);
+  int64_t rowTiles = rowsTotal > kAmxTileRows ? 2 : 1;
+  int64_t colTiles = colsTotal > kAmxTileRows ? 2 : 1;
+
+  auto indicesOf = [](AffineMap map, ArrayRef<Value> dims) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
+    return indices;
+  };
+  // Tile starts of a block at `start`: start + 16 i, clamped to
+  // extent - 16.
+  auto tileStarts = [&](OpBuilder &bb, Location bl, Value start,
+                        int64_t count, int64_t extent) {
+    SmallVector<Value> starts;
+    Value last = arith::ConstantIndexOp::create(bb, bl, extent - kAmxTileRows);
+    for (int64_t i = 0; i < count; ++i) {
+      Value s = i == 0 ? start
+                       : arith::AddIOp::create(
+                             bb, bl, start,
+                             arith::ConstantIndexOp::create(bb, bl,
+                                                            i * kAmxTileRows));
+      starts.push_back(arith::MinSIOp::create(bb, bl, s, last));
+    }
+    return starts;
+  };
+
+  // One block of rowTiles x colTiles accumulators at (m0, n0), all of K.
+  auto emitBlock = [&](OpBuilder &bb, Location bl, SmallVector<Value> dims,
+                       Value m0, Value n0) {
+    SmallVector<Value> rowStart = tileStarts(bb, bl, m0, rowTiles, rowsTotal);
+    SmallVector<Value> colStart = tileStarts(bb, bl, n0, colTiles, colsTotal);
+    SmallVector<Value> bColumn;
+    for (Value col : colStart)
+      bColumn.push_back(arith::AddIOp::create(bb, bl, columnBase, col));
+    SmallVector<Value> accs;
+    for (int64_t t = 0; t < rowTiles * colTiles; ++t) {
+      if (zeroFill) {
+        accs.push_back(amx::TileZeroOp::create(bb, bl, accTile));
+      } else {
+        Value c0 = arith::ConstantIndexOp::create(bb, bl, 0);
+        accs.push_back(amx::TileLoadOp::create(bb, bl, accTile, fillTile,
+                                               ValueRange{c0, c0}));
+      }
+    }
+    Value groupSize = arith::ConstantIndexOp::create(bb, bl, group);
+    auto kLoop = scf::ForOp::create(
+        bb, bl, arith::ConstantIndexOp::create(bb, bl, 0),
+        arith::ConstantIndexOp::create(bb, bl, kTotal),
+        arith::ConstantIndexOp::create(bb, bl, kStep), accs,
+        [&](OpBuilder &lb, Location ll, Value k0, ValueRange in) {
+          SmallVector<Value> d = dims;
+          d[kDim] = k0;
+          SmallVector<Value> as, bs;
+          for (Value row : rowStart) {
+            d[loops->m] = row;
+            as.push_back(amx::TileLoadOp::create(lb, ll, aTile, a,
+                                                 indicesOf(aMap, d)));
+          }
+          Value kRow = arith::DivUIOp::create(lb, ll, k0, groupSize);
+          Value c0 = arith::ConstantIndexOp::create(lb, ll, 0);
+          for (Value col : bColumn)
+            bs.push_back(amx::TileLoadOp::create(
+                lb, ll, bTile, packedB, ValueRange{kRow, col, c0}, bStride));
+          SmallVector<Value> out;
+          for (int64_t i = 0; i < rowTiles; ++i)
+            for (int64_t j = 0; j < colTiles; ++j) {
+              Value acc = in[i * colTiles + j];
+              if (integer)
+                out.push_back(amx::TileMulIOp::create(lb, ll, accTile, as[i],
+                                                      bs[j], acc));
+              else
+                out.push_back(amx::TileMulFOp::create(lb, ll, accTile, as[i],
+                                                      bs[j], acc));
+            }
+          scf::YieldOp::create(lb, ll, out);
+        });
+    for (int64_t i = 0; i < rowTiles; ++i)
+      for (int64_t j = 0; j < colTiles; ++j) {
+        dims[loops->m] = rowStart[i];
+        dims[loops->n] = colStart[j];
+        amx::TileStoreOp::create(bb, bl, c, indicesOf(cMap, dims),
+                                 kLoop.getResult(i * colTiles + j));
+      }
+  };
+
+  // Blocks of 32 x 32 (or 16-wide where the tile is) outputs, columns
+  // outermost: a block's two B tiles stream K x 32 of B, its A tiles K x 32
+  // of A, both from L2 after the first pass. Outer dims (batch) as loops
+  // around them.
+  auto loopOver = [&](OpBuilder &ob, Location ol, int64_t extent,
+                      int64_t step,
+                      function_ref<void(OpBuilder &, Location, Value)> body) {
+    scf::ForOp::create(
+        ob, ol, arith::ConstantIndexOp::create(ob, ol, 0),
+        arith::ConstantIndexOp::create(ob, ol, extent),
+        arith::ConstantIndexOp::create(ob, ol, step), ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          body(lb, ll, iv);
+          scf::YieldOp::create(lb, ll);
+        });
+  };
+  std::function<void(OpBuilder &, Location, SmallVector<Value>, size_t)>
+      emitOuter = [&](OpBuilder &ob, Location ol, SmallVector<Value> dims,
+                      size_t level) {
+        if (level == loops->outer.size()) {
+          loopOver(ob, ol, colsTotal, colTiles * kAmxTileRows,
+                   [&](OpBuilder &nb, Location nl, Value n0) {
+                     loopOver(nb, nl, rowsTotal, rowTiles * kAmxTileRows,
+                              [&](OpBuilder &mb, Location ml, Value m0) {
+                                emitBlock(mb, ml, dims, m0, n0);
+                              });
+                   });
+          return;
+        }
+        unsigned d = loops->outer[level];
+        if (sizes[d] == 1) {
+          emitOuter(ob, ol, dims, level + 1);
+          return;
+        }
+        loopOver(ob, ol, sizes[d], 1,
+                 [&](OpBuilder &lb, Location ll, Value iv) {
+                   SmallVector<Value> inner = dims;
+                   inner[d] = iv;
+                   emitOuter(lb, ll, inner, level + 1);
+                 });
+      };
+  emitOuter(rewriter, loc, SmallVector<Value>(op.getNumLoops(), zero), 0);
+  rewriter.eraseOp(op);
+  rewriter.eraseOp(fill);
+  return success();
+}
+
+} // namespace mlir::kiln::cpu
