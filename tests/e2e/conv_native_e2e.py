@@ -20,7 +20,9 @@ int8 per-channel weights). Kiln compiles that same model under
     --codegen=loop-order   no register tiles at all
 
 and every output must be within one unit of the output's quantization
-scale of onnxruntime's on the same QDQ model (requantization ties may round
+scale of onnxruntime's on the same QDQ model (its fused int8 convs, or,
+where those disagree with its unfused QDQ graph by more than a unit, as
+onnxruntime 1.23.2's did on an AMX host, the unfused graph; requantization ties may round
 the other way; the integer sums are exact; on an AVX2 host without VNNI,
 where onnxruntime's own u8 x s8 kernels saturate, its outputs for the same
 weights held in uint8: compare_with_ort.reference_model). The dump must
@@ -134,6 +136,23 @@ def main():
         inputs = {"input": np.random.default_rng(seed).uniform(-1.2, 1.2, INPUT)
                   .astype(np.float32)}
         want = compare_with_ort.ort_session(qdq).run(None, inputs)[0]
+        # onnxruntime's fused int8 convolutions (QLinearConv after its QDQ
+        # fusion) are not exact on every CPU: 1.23.2 on a Sapphire-Rapids-
+        # class Xeon (AMX) was off by up to 250 output units, from the 1x1
+        # conv with C*K = 13 on, while its unfused QDQ graph (dequantize,
+        # f32 conv, quantize: the ONNX definition) stayed within one unit
+        # of Kiln. Where the two onnxruntime sessions disagree by more than
+        # a unit, the unfused one is the reference.
+        unfused_options = ort.SessionOptions()
+        unfused_options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+        unfused = compare_with_ort.ort_session(qdq, unfused_options).run(None, inputs)[0]
+        fused_off = float(np.max(np.abs(want.astype(np.float64) - unfused.astype(np.float64))))
+        if fused_off > scale + 1e-6:
+            print(f"note onnxruntime's fused int8 convs differ from its unfused QDQ graph "
+                  f"by {fused_off / scale:.0f} units of the output scale on this host "
+                  f"(seed {seed}): the unfused graph is the reference")
+            want = unfused
         for label, flags, path in configs:
             try:
                 dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs, ["output"])

@@ -23,7 +23,8 @@ the same weights held in uint8: compare_with_ort.reference_model). An
 artifact the host cannot run (x86-64-v4 on AVX2) is compiled and its dump
 checked, and reported as not run. For the native build
 the script also checks that --dump-dispatches reports the VNNI path for
-the MatMulInteger models when the host has AVX512-VNNI, and for the
+the MatMulInteger models when the host has AVX512-VNNI (or the AMX tile
+path, on a host with AMX-INT8), and for the
 x86-64-v3 build that exactly the models whose weights hold no -128 (as
 onnxruntime's quantizer writes them: symmetric int8 is [-127, 127]) run
 on "pmaddubsw". The "_sat" models are the saturation-prone cases of
@@ -156,6 +157,12 @@ def base_models():
         "mm_64x256x96_u8_zp", (64, 256), 96, np.uint8, a_zero=131), True
     yield "mm_batched_2x5x33x20_u8", matmul_integer(
         "mm_batched_2x5x33x20_u8", (2, 5, 33), 20, np.uint8, a_zero=128), True
+    # Shapes for the AMX tile kernel on AMX hosts (K a multiple of 64, M
+    # and N >= 16): edges that are not multiples of 16 (clamped, overlapping
+    # tiles), and a batch (an outer loop around the tiles).
+    yield "mm_70x640x100_s8", matmul_integer("mm_70x640x100_s8", (70, 640), 100, np.int8), True
+    yield "mm_batched_3x37x128x48_s8_zp", matmul_integer(
+        "mm_batched_3x37x128x48_s8_zp", (3, 37, 128), 48, np.int8, a_zero=-5), True
     yield "conv3x3_u8", conv_integer("conv3x3_u8", (1, 5, 9, 11), 6, 3, 1, np.uint8), False
     yield "conv3x3_u8_zp", conv_integer(
         "conv3x3_u8_zp", (1, 4, 8, 8), 8, 3, 1, np.uint8, x_zero=120), False
@@ -173,6 +180,10 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     passed = failed = skipped = 0
     vnni = "avx512_vnni" in compare_with_ort.host_flags()
+    # With AMX-INT8 the matmuls with at least 16 rows and columns and K a
+    # multiple of 64 take the tile kernel ("amx"), the others vpdpbusd.
+    native_paths = (["amx", "vnni"] if "amx_int8" in compare_with_ort.host_flags()
+                    else ["vnni"])
     # On AVX2 without VNNI (where --cpu=native builds the x86-64-v3 paths)
     # native shows what x86-64-v3 shows.
     avx2_native = (compare_with_ort.native_isa() == "avx2"
@@ -213,8 +224,10 @@ def main():
             if proc.returncode != 0:
                 problem = f"kilnc exited {proc.returncode}: {proc.stderr.strip()[-2000:]}"
             elif (config == "native" and is_matmul and vnni
-                  and 'native = "vnni"' not in proc.stderr):
-                problem = "--dump-dispatches does not show native = \"vnni\""
+                  and not any(f'native = "{path}"' in proc.stderr
+                              for path in native_paths)):
+                problem = ("--dump-dispatches shows none of native = "
+                           + " / ".join(f'"{p}"' for p in native_paths))
             elif ((config == "x86-64-v3" or (config == "native" and avx2_native))
                   and ('native = "pmaddubsw"' in proc.stderr) != narrow):
                 problem = (f"--dump-dispatches {'does not show' if narrow else 'shows'} "

@@ -55,6 +55,7 @@ try:
 except OSError:
     _flags = []
 for _flag in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
-              "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni"):
+              "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni",
+              "amx_tile", "amx_bf16", "amx_int8"):
     if _flag in _flags:
         config.available_features.add("cpu-" + _flag.replace("_", ""))

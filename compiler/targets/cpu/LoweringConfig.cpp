@@ -174,13 +174,11 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
         config.native = native.getValue().str();
       }
     }
+    // The AMX kernel reads B as the data tiling packed it (a 'pack_b'
+    // with it is refused above: panels take the vector paths only).
     if (auto native = dict.getAs<StringAttr>("native");
-        native && native.getValue() == "amx") {
-      if (config.packPanels || config.copyLanes)
-        return dispatch.emitError("the 'amx' path reads B packed by the "
-                                  "data tiling and takes no 'pack_b'");
+        native && native.getValue() == "amx")
       config.native = "amx";
-    }
     if (Attribute gather = dict.get("gather_b")) {
       auto value = dyn_cast<StringAttr>(gather);
       if (!value || !llvm::is_contained({"im2col", "rows"}, value.getValue()))

@@ -12,6 +12,9 @@
  *          (AVX2 pmaddubsw: B holds no -128)
  *   npanel A[M][K], B[K][N]                     -> C
  *          (AVX2 pmaddubsw panels: A holds no -128)
+ *   tquad  A[M][K], B packed [K/4][N][4]                  -> C
+ *          (AMX tdpbssd: signed A and B, any bytes; the process asks
+ *          Linux for the tile state first, as the runtime does)
  * Packing here follows the documented layout (K zero-padded); the packer
  * itself is checked by FileCheck on its constants. A and B are
  * pseudo-random bytes that include -128 and 127, so the u8 flip and the
@@ -31,6 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 static long repeat = 0;
 
@@ -61,7 +68,8 @@ static int run(const kiln_cpu_library* table, const char* spec) {
     fprintf(stderr, "%s: no such kernel\n", name);
     return 1;
   }
-  int signed_quads = strcmp(layout, "squad") == 0;
+  int tile_quads = strcmp(layout, "tquad") == 0;
+  int signed_quads = strcmp(layout, "squad") == 0 || tile_quads;
   int narrow_a = strcmp(layout, "npanel") == 0;
   int group = strcmp(layout, "quad") == 0 || signed_quads ? 4
               : strcmp(layout, "pair") == 0                ? 2
@@ -75,7 +83,7 @@ static int run(const kiln_cpu_library* table, const char* spec) {
   int32_t* expected = calloc(m * n, sizeof(int32_t));
   for (long i = 0; i < m * k; ++i) a[i] = next_byte();
   for (long i = 0; i < k * n; ++i) b[i] = next_byte();
-  if (signed_quads || narrow_a) {
+  if ((signed_quads && !tile_quads) || narrow_a) {
     /* The wide operand may hold -128, the narrow one (B for squad, A for
      * npanel) never does. */
     int8_t* wide = narrow_a ? b : a;
@@ -174,6 +182,11 @@ int main(int argc, char** argv) {
             argv[0]);
     return 2;
   }
+#if defined(__linux__)
+  /* ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA: AMX kernels fault without
+   * it; harmless (an error return) on CPUs without AMX. */
+  syscall(SYS_arch_prctl, 0x1023, 18);
+#endif
   void* library = dlopen(argv[first], RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     fprintf(stderr, "%s\n", dlerror());
