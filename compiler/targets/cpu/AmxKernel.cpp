@@ -64,7 +64,7 @@ bool amxContractionOk(linalg::LinalgOp op, const ContractionLoops &loops,
   if (!bf16 && !i8)
     return false;
   int64_t group = amxGroup(loops);
-  if (loops.kGroup != 1 && loops.kGroup != group)
+  if (loops.kGroup != 1 && !(loops.amxTiles && loops.kGroup == group))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -86,8 +86,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (failed(loops))
     return op.emitOpError("is not a contraction the AMX kernel handles");
   int64_t group = amxGroup(*loops);
-  if (loops->kGroup != group)
-    return op.emitOpError("the 'amx' path needs B packed in K groups of ")
+  if (!loops->amxTiles || loops->kGroup != group)
+    return op.emitOpError("the 'amx' path needs B packed in AMX tile panels "
+                          "of K groups of ")
            << group << " by the data tiling";
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   if (llvm::any_of(sizes, ShapedType::isDynamic))
@@ -119,22 +120,24 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   };
   Value zero = index(0);
 
-  // B: the whole packed constant [K/g][N][g] at the workgroup's column
-  // offset (workgroup tiling slices it through a map whose `k mod g`
-  // extent is not the group's), read with its row stride N * g.
+  // B: the whole packed constant [ceil(N/16)][K/g][16][g] from the
+  // workgroup's first tile panel (its columns start at a multiple of 16;
+  // workgroup tiling slices B through a map whose extents are not the
+  // panels'). One B tile is 16 rows of 64 contiguous bytes.
   Value packedB = b;
-  Value columnBase = zero;
+  Value panelBase = zero;
   if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
     packedB = slice.getSource();
-    columnBase = getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                 slice.getMixedOffsets()[1]);
+    panelBase = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                slice.getMixedOffsets()[0]);
   }
   auto bType = cast<MemRefType>(packedB.getType());
-  if (bType.getRank() != 3 || !bType.hasStaticShape() ||
-      bType.getDimSize(2) != group || !bType.getLayout().isIdentity())
-    return op.emitOpError("the 'amx' path needs the packed B [K/")
-           << group << "][N][" << group << "] itself";
-  Value bStride = index(bType.getDimSize(1) * group);
+  if (bType.getRank() != 4 || !bType.hasStaticShape() ||
+      bType.getDimSize(2) != kAmxTileRows || bType.getDimSize(3) != group ||
+      !bType.getLayout().isIdentity())
+    return op.emitOpError("the 'amx' path needs the packed B [ceil(N/16)][K/")
+           << group << "][16][" << group << "] itself";
+  Value bStride = index(kAmxTileRows * group);
 
   Type operand = loops->operandType;
   Type accElem = loops->accumulatorType;
@@ -171,14 +174,23 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // Every tile is 16 rows of 64 bytes: LLVM configures each tile register
   // with one shape per function, so a second shape (a narrower edge tile)
   // would need registers of its own, and the 2x2 block takes all eight.
-  // Edges reuse the full shape instead, clamped back inside the workgroup
-  // tile: the last tile of a dim starts at extent - 16 and overlaps the one
-  // before it, recomputing the shared rows or columns from the same fill.
+  // Row edges reuse the full shape clamped back inside the workgroup tile:
+  // the last row tile starts at rows - 16 and overlaps the one before it,
+  // recomputing the shared rows from the same fill. The last column tile
+  // of an N that is no multiple of 16 reads B's zero-padded panel and is
+  // stored through a stack tile, its valid columns copied with masked
+  // stores.
   Type accTile = amx::TileType::get({kAmxTileRows, kAmxTileRows}, accElem);
   Type aTile = amx::TileType::get({kAmxTileRows, kStep}, operand);
   Type bTile = amx::TileType::get({kStep / group, kAmxTileRows * group}, operand);
   int64_t rowTiles = rowsTotal > kAmxTileRows ? 2 : 1;
-  int64_t colTiles = colsTotal > kAmxTileRows ? 2 : 1;
+  int64_t fullColumnTiles = colsTotal / kAmxTileRows;
+  int64_t partialColumns = colsTotal % kAmxTileRows;
+  Value edgeTile;
+  if (partialColumns)
+    edgeTile = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({kAmxTileRows, kAmxTileRows}, accElem),
+        rewriter.getI64IntegerAttr(64));
 
   auto indicesOf = [](AffineMap map, ArrayRef<Value> dims) {
     SmallVector<Value> indices;
@@ -186,13 +198,13 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
       indices.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
     return indices;
   };
-  // Tile starts of a block at `start`: start + 16 i, clamped to
-  // extent - 16.
-  auto tileStarts = [&](OpBuilder &bb, Location bl, Value start,
-                        int64_t count, int64_t extent) {
+  // Row tile starts of a block at `start`: start + 16 i, clamped to
+  // rows - 16.
+  auto rowStarts = [&](OpBuilder &bb, Location bl, Value start) {
     SmallVector<Value> starts;
-    Value last = arith::ConstantIndexOp::create(bb, bl, extent - kAmxTileRows);
-    for (int64_t i = 0; i < count; ++i) {
+    Value last =
+        arith::ConstantIndexOp::create(bb, bl, rowsTotal - kAmxTileRows);
+    for (int64_t i = 0; i < rowTiles; ++i) {
       Value s = i == 0 ? start
                        : arith::AddIOp::create(
                              bb, bl, start,
@@ -203,14 +215,25 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
     return starts;
   };
 
-  // One block of rowTiles x colTiles accumulators at (m0, n0), all of K.
+  // One block of rowTiles x columns.size() accumulators at (m0, n0), all
+  // of K; columns[j] is the valid width of column tile j (16, or the
+  // partial last one).
   auto emitBlock = [&](OpBuilder &bb, Location bl, SmallVector<Value> dims,
-                       Value m0, Value n0) {
-    SmallVector<Value> rowStart = tileStarts(bb, bl, m0, rowTiles, rowsTotal);
-    SmallVector<Value> colStart = tileStarts(bb, bl, n0, colTiles, colsTotal);
-    SmallVector<Value> bColumn;
-    for (Value col : colStart)
-      bColumn.push_back(arith::AddIOp::create(bb, bl, columnBase, col));
+                       Value m0, Value n0, ArrayRef<int64_t> columns) {
+    int64_t colTiles = columns.size();
+    SmallVector<Value> rowStart = rowStarts(bb, bl, m0);
+    SmallVector<Value> colStart, panel;
+    Value tileWidth = arith::ConstantIndexOp::create(bb, bl, kAmxTileRows);
+    for (int64_t j = 0; j < colTiles; ++j) {
+      Value col = j == 0 ? n0
+                         : arith::AddIOp::create(
+                               bb, bl, n0,
+                               arith::ConstantIndexOp::create(
+                                   bb, bl, j * kAmxTileRows));
+      colStart.push_back(col);
+      panel.push_back(arith::AddIOp::create(
+          bb, bl, panelBase, arith::DivUIOp::create(bb, bl, col, tileWidth)));
+    }
     SmallVector<Value> accs;
     for (int64_t t = 0; t < rowTiles * colTiles; ++t) {
       if (zeroFill) {
@@ -237,9 +260,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           }
           Value kRow = arith::DivUIOp::create(lb, ll, k0, groupSize);
           Value c0 = arith::ConstantIndexOp::create(lb, ll, 0);
-          for (Value col : bColumn)
+          for (Value p : panel)
             bs.push_back(amx::TileLoadOp::create(
-                lb, ll, bTile, packedB, ValueRange{kRow, col, c0}, bStride));
+                lb, ll, bTile, packedB, ValueRange{p, kRow, c0, c0}, bStride));
           SmallVector<Value> out;
           for (int64_t i = 0; i < rowTiles; ++i)
             for (int64_t j = 0; j < colTiles; ++j) {
@@ -253,19 +276,37 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
             }
           scf::YieldOp::create(lb, ll, out);
         });
+    auto rowType = VectorType::get({kAmxTileRows}, accElem);
     for (int64_t i = 0; i < rowTiles; ++i)
       for (int64_t j = 0; j < colTiles; ++j) {
+        Value acc = kLoop.getResult(i * colTiles + j);
         dims[loops->m] = rowStart[i];
         dims[loops->n] = colStart[j];
-        amx::TileStoreOp::create(bb, bl, c, indicesOf(cMap, dims),
-                                 kLoop.getResult(i * colTiles + j));
+        if (columns[j] == kAmxTileRows) {
+          amx::TileStoreOp::create(bb, bl, c, indicesOf(cMap, dims), acc);
+          continue;
+        }
+        Value c0 = arith::ConstantIndexOp::create(bb, bl, 0);
+        amx::TileStoreOp::create(bb, bl, edgeTile, ValueRange{c0, c0}, acc);
+        Value mask = vector::ConstantMaskOp::create(
+            bb, bl, VectorType::get({kAmxTileRows}, bb.getI1Type()),
+            ArrayRef<int64_t>{columns[j]});
+        for (int64_t r = 0; r < kAmxTileRows; ++r) {
+          Value rowIndex = arith::ConstantIndexOp::create(bb, bl, r);
+          Value row = vector::LoadOp::create(bb, bl, rowType, edgeTile,
+                                             ValueRange{rowIndex, c0});
+          SmallVector<Value> at = dims;
+          at[loops->m] = arith::AddIOp::create(bb, bl, rowStart[i], rowIndex);
+          vector::MaskedStoreOp::create(bb, bl, c, indicesOf(cMap, at), mask,
+                                        row);
+        }
       }
   };
 
-  // Blocks of 32 x 32 (or 16-wide where the tile is) outputs, columns
-  // outermost: a block's two B tiles stream K x 32 of B, its A tiles K x 32
-  // of A, both from L2 after the first pass. Outer dims (batch) as loops
-  // around them.
+  // Blocks of 32 x 32 outputs (16 rows where the tile has no more),
+  // columns outermost: a block's two B tiles stream K x 32 of B, its A
+  // tiles K x 32 of A, both from L2 after the first pass. Outer dims
+  // (batch) as loops around them.
   auto loopOver = [&](OpBuilder &ob, Location ol, int64_t extent,
                       int64_t step,
                       function_ref<void(OpBuilder &, Location, Value)> body) {
@@ -278,17 +319,35 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           scf::YieldOp::create(lb, ll);
         });
   };
+  int64_t columnPairs = fullColumnTiles / 2;
+  SmallVector<int64_t> restColumns;
+  if (fullColumnTiles % 2)
+    restColumns.push_back(kAmxTileRows);
+  if (partialColumns)
+    restColumns.push_back(partialColumns);
+  int64_t rowStep = rowTiles * kAmxTileRows;
+  auto emitRows = [&](OpBuilder &nb, Location nl, SmallVector<Value> dims,
+                      Value n0, ArrayRef<int64_t> columns) {
+    loopOver(nb, nl, rowsTotal, rowStep,
+             [&](OpBuilder &mb, Location ml, Value m0) {
+               emitBlock(mb, ml, dims, m0, n0, columns);
+             });
+  };
   std::function<void(OpBuilder &, Location, SmallVector<Value>, size_t)>
       emitOuter = [&](OpBuilder &ob, Location ol, SmallVector<Value> dims,
                       size_t level) {
         if (level == loops->outer.size()) {
-          loopOver(ob, ol, colsTotal, colTiles * kAmxTileRows,
-                   [&](OpBuilder &nb, Location nl, Value n0) {
-                     loopOver(nb, nl, rowsTotal, rowTiles * kAmxTileRows,
-                              [&](OpBuilder &mb, Location ml, Value m0) {
-                                emitBlock(mb, ml, dims, m0, n0);
-                              });
-                   });
+          if (columnPairs > 0)
+            loopOver(ob, ol, columnPairs * 2 * kAmxTileRows, 2 * kAmxTileRows,
+                     [&](OpBuilder &nb, Location nl, Value n0) {
+                       emitRows(nb, nl, dims, n0,
+                                {kAmxTileRows, kAmxTileRows});
+                     });
+          if (!restColumns.empty())
+            emitRows(ob, ol, dims,
+                     arith::ConstantIndexOp::create(
+                         ob, ol, columnPairs * 2 * kAmxTileRows),
+                     restColumns);
           return;
         }
         unsigned d = loops->outer[level];

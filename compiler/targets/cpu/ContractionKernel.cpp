@@ -135,6 +135,36 @@ std::optional<std::pair<int64_t, unsigned>> packedGroupOf(AffineMap map,
   return std::pair(g.getValue(), k.getPosition());
 }
 
+// B's map in the AMX tile-panel layout: (n floordiv 16, k floordiv g,
+// n mod 16, k mod g) with g = 2 or 4 and k a single dim. Returns g and k.
+std::optional<std::pair<int64_t, unsigned>> tilePanelOf(AffineMap map,
+                                                        unsigned n) {
+  if (map.getNumResults() != 4)
+    return std::nullopt;
+  auto part = [](AffineExpr e, AffineExprKind kind)
+      -> std::optional<std::pair<unsigned, int64_t>> {
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin || bin.getKind() != kind)
+      return std::nullopt;
+    auto dim = dyn_cast<AffineDimExpr>(bin.getLHS());
+    auto cst = dyn_cast<AffineConstantExpr>(bin.getRHS());
+    if (!dim || !cst)
+      return std::nullopt;
+    return std::pair(dim.getPosition(), cst.getValue());
+  };
+  auto panel = part(map.getResult(0), AffineExprKind::FloorDiv);
+  auto group = part(map.getResult(1), AffineExprKind::FloorDiv);
+  auto column = part(map.getResult(2), AffineExprKind::Mod);
+  auto inGroup = part(map.getResult(3), AffineExprKind::Mod);
+  if (!panel || !group || !column || !inGroup || panel->first != n ||
+      column->first != n || panel->second != 16 || column->second != 16 ||
+      group->first != inGroup->first || group->first == n ||
+      group->second != inGroup->second ||
+      (group->second != 2 && group->second != 4))
+    return std::nullopt;
+  return std::pair(group->second, group->first);
+}
+
 // B's map in the lane-panel layout: (n floordiv P, k, n mod P) with P a
 // positive constant and k a single dim. Returns P and k.
 std::optional<std::pair<int64_t, unsigned>> lanePanelOf(AffineMap map,
@@ -220,6 +250,11 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
       loops.lanePanel = panel->first;
       return true;
     }
+    if (auto tiles = tilePanelOf(map, loops.n)) {
+      loops.kGroup = tiles->first;
+      loops.amxTiles = true;
+      return true;
+    }
     std::optional<int64_t> stride =
         laneStrideOf(map.getResults().back(), loops.n, numLoops);
     if (!stride || llvm::any_of(map.getResults().drop_back(),
@@ -238,7 +273,8 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   if (lanesOperand(maps[1]) && independentOfLanes(maps[0])) {
     loops.lhs = 0;
     loops.rhs = 1;
-  } else if (loops.kGroup = 1, loops.laneStride = 1, loops.lanePanel = 0;
+  } else if (loops.kGroup = 1, loops.laneStride = 1, loops.lanePanel = 0,
+             loops.amxTiles = false;
              lanesOperand(maps[0]) && independentOfLanes(maps[1])) {
     loops.lhs = 1;
     loops.rhs = 0;
@@ -289,11 +325,13 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
     AffineDimExpr aLast =
         aMap.getNumResults() ? dyn_cast<AffineDimExpr>(aMap.getResults().back())
                              : nullptr;
+    unsigned groupedK = loops.amxTiles
+                            ? tilePanelOf(maps[loops.rhs], loops.n)->second
+                            : packedGroupOf(maps[loops.rhs], loops.n)->second;
     if (loops.reductions.size() != 1 || loops.vectorPerRow ||
         !loops.scalarPerRow || !aLast ||
         aLast.getPosition() != loops.reductions.front() ||
-        packedGroupOf(maps[loops.rhs], loops.n)->second !=
-            loops.reductions.front())
+        groupedK != loops.reductions.front())
       return failure();
     // The packed layouts the kernels know: i8 quads (vpdpbusd with A
     // flipped to unsigned, or pmaddubsw with A signed), i8 pairs
@@ -302,6 +340,9 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
                      ? loops.kGroup == 4 ||
                            (loops.kGroup == 2 && !loops.flippedA)
                      : operandType.isBF16() && loops.kGroup == 2;
+    // AMX tile panels: bf16 pairs or i8 quads of a signed A.
+    if (loops.amxTiles)
+      known = !loops.flippedA && loops.kGroup == (operandType.isInteger(8) ? 4 : 2);
     if (!known)
       return failure();
   }
@@ -309,6 +350,8 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
 }
 
 llvm::StringRef nativePath(const ContractionLoops &loops) {
+  if (loops.amxTiles)
+    return "amx";
   if (loops.kGroup == 4)
     return loops.flippedA ? "vnni" : "pmaddubsw";
   if (loops.kGroup == 2)
@@ -818,6 +861,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                           "output lanes "
                           "contiguous in one operand and absent from the "
                           "other)");
+  if (loops->amxTiles)
+    return op.emitOpError("reads B packed in AMX tile panels, which only "
+                          "the 'amx' path (AmxKernel.h) reads");
   Value a = op.getDpsInputOperand(loops->lhs)->get();
   Value b = op.getDpsInputOperand(loops->rhs)->get();
   Value c = op.getDpsInitOperand(0)->get();

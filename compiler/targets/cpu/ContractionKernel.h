@@ -65,6 +65,13 @@ struct ContractionLoops {
   // panel row: the K rows of one panel are one contiguous run instead of
   // N * 4 bytes apart (a new 4 KiB page per k when N is 1024).
   int64_t lanePanel = 0;
+  // B packed by the data tiling for the AMX tile kernel (AmxKernel.h) in
+  // panels of 16 columns whose K groups are consecutive,
+  // [ceil(N/16)][K/g][16][g] (zero past N), read by B's map as
+  // (n floordiv 16, k floordiv g, n mod 16, k mod g): one AMX B tile (16
+  // K groups x 16 columns) is 1 KiB of contiguous bytes. kGroup is g. Only
+  // the 'amx' path reads it.
+  bool amxTiles = false;
   // A enters the body as `extui(xori(a, 0x80))`: the signed byte read as
   // the unsigned byte a + 128 (vpdpbusd multiplies u8 by s8); the data
   // tiling starts the accumulators at -128 * colsum(B) to compensate.
@@ -94,8 +101,9 @@ int64_t kGroupOf(llvm::StringRef path);
 // flipped), "pmaddubsw" (AVX2 vpsignb + vpmaddubsw + vpmaddwd, i8 with K
 // quads, A signed; the data tiling packs so only a B without -128),
 // "pmaddwd" (i8 sign-extended to i16 pairs, K pairs), "dpbf16" (vdpbf16ps, bf16
-// K pairs), or "convert" (16-bit or 8-bit operands widened in registers
-// and f32 FMAs / i32 multiply-adds); empty for f32.
+// K pairs), "amx" (B in AMX tile panels, AmxKernel.h), or "convert"
+// (16-bit or 8-bit operands widened in registers and f32 FMAs / i32
+// multiply-adds); empty for f32.
 llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);

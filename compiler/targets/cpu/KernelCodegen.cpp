@@ -47,6 +47,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -55,7 +56,6 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -930,13 +930,12 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
         }
         if (config->native == "amx") {
           if (config->packPanels || config->gatherB ||
-              !amxContractionOk(op, *loops, target) ||
-              loops->kGroup != amxGroup(*loops)) {
+              !amxContractionOk(op, *loops, target) || !loops->amxTiles) {
             op->emitOpError("the lowering config asks for AMX tiles, which "
-                            "need bf16 or i8 operands with B packed in K "
-                            "groups by the data tiling (2 bf16 or 4 i8), "
-                            "static M, N >= 16, K a multiple of the group, "
-                            "and CPU '")
+                            "need bf16 or i8 operands with B packed in AMX "
+                            "tile panels by the data tiling, "
+                            "C filled before it, static M, N >= 16, K a "
+                            "multiple of 32 bf16 or 64 i8, and CPU '")
                 << target.cpu << "' with AMX-"
                 << (loops->operandType.isInteger(8) ? "INT8" : "BF16");
             return WalkResult::interrupt();

@@ -583,10 +583,14 @@ namespace {
 // (every workgroup's tile, edges included, is then static) of at least 16
 // and at most `cap`, preferring multiples of 32 and then of 16 (fewer
 // edge tiles); the smallest divisor above `cap` when none is in range.
-int64_t amxExtent(int64_t bound, int64_t cap) {
+// Columns (`panels`) take multiples of 16 or all of `bound`: every
+// workgroup then starts at a tile panel of B.
+int64_t amxExtent(int64_t bound, int64_t cap, bool panels) {
+  if (panels && bound % kAmxTileRows != 0)
+    return bound;
   int64_t best = 0, bestScore = -1;
   for (int64_t t = std::min(bound, cap); t >= kAmxTileRows; --t) {
-    if (bound % t != 0)
+    if (bound % t != 0 || (panels && t % kAmxTileRows != 0))
       continue;
     int64_t score = t % 32 == 0 ? 2 : t % 16 == 0 ? 1 : 0;
     if (score > bestScore) {
@@ -597,7 +601,7 @@ int64_t amxExtent(int64_t bound, int64_t cap) {
   if (best)
     return best;
   for (int64_t t = cap + 1;; ++t)
-    if (bound % t == 0)
+    if (bound % t == 0 && (!panels || t % kAmxTileRows == 0))
       return t;
 }
 
@@ -630,8 +634,8 @@ LoweringConfig amxConfig(LoweringConfig config,
   }
   int64_t rowCap = 128, colCap = 128;
   for (;;) {
-    tiles[rootM] = amxExtent(bounds[rootM], rowCap);
-    tiles[rootN] = amxExtent(bounds[rootN], colCap);
+    tiles[rootM] = amxExtent(bounds[rootM], rowCap, /*panels=*/false);
+    tiles[rootN] = amxExtent(bounds[rootN], colCap, /*panels=*/true);
     int64_t groups = outer * (bounds[rootM] / tiles[rootM]) *
                      (bounds[rootN] / tiles[rootN]);
     if (groups >= 4 || (rowCap <= 32 && colCap <= 32))
@@ -906,8 +910,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (!rootM || !rootN)
     return chooseLoweringConfig(dispatch, target,
                                 ConfigOptions{false, options.loopOrder});
-  if (loops->kGroup == amxGroup(*loops) &&
-      amxContractionOk(candidate->op, *loops, target))
+  if (loops->amxTiles && amxContractionOk(candidate->op, *loops, target))
     return amxConfig(config, *candidate, rootOp, bounds, *rootM, *rootN);
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);

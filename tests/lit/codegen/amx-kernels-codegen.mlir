@@ -5,9 +5,11 @@
 
 // AMX tile kernels (AmxKernel.h) for the packed dispatches of
 // amx-kernels.mlir. Per K step of a 2x2 block: two A tiles, two B tiles
-// (row stride N * g elements: 64 x 4 i8, 24 x 2 bf16), four tile
-// multiplies; the accumulators start at tilezero (the fill is folded),
-// are carried across K and stored once. A bf16 K of 48 is not a whole
+// (1 KiB each, contiguous in B's tile panels), four tile multiplies; the
+// accumulators start at tilezero (the fill is folded), are carried across
+// K and stored once. N = 24 in dispatch_1: its second column tile reads
+// the zero-padded panel and is stored through a stack tile, 8 columns
+// per row with masked stores. A bf16 K of 48 is not a whole
 // number of 32-element tile rows and keeps vdpbf16ps (dispatch_2).
 
 // KERNEL-LABEL: llvm.func internal @dispatch_0_impl(
@@ -17,7 +19,8 @@
 // KERNEL-COUNT-4: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
 // KERNEL-LABEL: llvm.func internal @dispatch_1_impl(
 // KERNEL-COUNT-4: llvm.call_intrinsic "llvm.x86.tdpbf16ps.internal"
-// KERNEL-COUNT-4: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
+// KERNEL: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
+// KERNEL: llvm.intr.masked.store
 // KERNEL-LABEL: llvm.func internal @dispatch_2_impl(
 // KERNEL-NOT: x86.tile
 // KERNEL: llvm.x86.avx512bf16.dpbf16ps.512
@@ -31,11 +34,11 @@
 // ASM: tdpbf16ps %tmm{{[0-7]}}, %tmm{{[0-7]}}, %tmm{{[0-7]}}
 // ASM: tilerelease
 module {
-  func.func private @dispatch_0(%a: tensor<64x128xi8>, %b: tensor<32x64x4xi8>) -> tensor<64x64xi32> attributes {kiln.dispatch} {
+  func.func private @dispatch_0(%a: tensor<64x128xi8>, %b: tensor<4x32x16x4xi8>) -> tensor<64x64xi32> attributes {kiln.dispatch} {
     %c0 = arith.constant 0 : i32
     %0 = tensor.empty() : tensor<64x64xi32>
     %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<64x64xi32>) -> tensor<64x64xi32>
-    %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k floordiv 4, n, k mod 4)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x128xi8>, tensor<32x64x4xi8>) outs(%1 : tensor<64x64xi32>) {
+    %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n floordiv 16, k floordiv 4, n mod 16, k mod 4)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x128xi8>, tensor<4x32x16x4xi8>) outs(%1 : tensor<64x64xi32>) {
     ^bb0(%x: i8, %y: i8, %acc: i32):
       %xs = arith.extsi %x : i8 to i32
       %ys = arith.extsi %y : i8 to i32
@@ -45,11 +48,11 @@ module {
     } -> tensor<64x64xi32>
     return %2 : tensor<64x64xi32>
   }
-  func.func private @dispatch_1(%a: tensor<40x64xbf16>, %b: tensor<32x24x2xbf16>) -> tensor<40x24xf32> attributes {kiln.dispatch} {
+  func.func private @dispatch_1(%a: tensor<40x64xbf16>, %b: tensor<2x32x16x2xbf16>) -> tensor<40x24xf32> attributes {kiln.dispatch} {
     %c0 = arith.constant 0.0 : f32
     %0 = tensor.empty() : tensor<40x24xf32>
     %1 = linalg.fill ins(%c0 : f32) outs(%0 : tensor<40x24xf32>) -> tensor<40x24xf32>
-    %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k floordiv 2, n, k mod 2)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<40x64xbf16>, tensor<32x24x2xbf16>) outs(%1 : tensor<40x24xf32>) {
+    %2 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n floordiv 16, k floordiv 2, n mod 16, k mod 2)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<40x64xbf16>, tensor<2x32x16x2xbf16>) outs(%1 : tensor<40x24xf32>) {
     ^bb0(%x: bf16, %y: bf16, %acc: f32):
       %xf = arith.extf %x : bf16 to f32
       %yf = arith.extf %y : bf16 to f32

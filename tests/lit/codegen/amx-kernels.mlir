@@ -4,10 +4,14 @@
 
 // On CPUs with AMX (sapphirerapids), bf16 and i8 contractions with a
 // constant B run on the tile unit (AmxKernel.h): `native = "amx"`.
-//  - i8: B packed in K quads without vpdpbusd's correction constant, A
-//    signed as it is (tdpbssd); the same weights packed for a dispatch
-//    that cannot take AMX tiles get the correction (dispatch_2: M = 8).
-//  - bf16: the K pairs of AVX512-BF16 are AMX's B layout too.
+//  - B is packed in AMX tile panels [ceil(N/16)][K/g][16][g], zero past
+//    N (48 -> 3 panels, 24 -> 2): each 16 x 16-column B tile is 1 KiB of
+//    contiguous bytes.
+//  - i8: K quads without vpdpbusd's correction constant, A signed as it
+//    is (tdpbssd); the same weights packed for a dispatch that cannot
+//    take AMX tiles get vpdpbusd's layout and correction (dispatch_2:
+//    M = 8).
+//  - bf16: K pairs (dispatch_3, K = 48, keeps vdpbf16ps's layout).
 //  - The tile kernel needs M, N >= 16 and K a multiple of one 64-byte tile
 //    row (32 bf16, 64 i8); other contractions keep the vector paths:
 //    dispatch_2 (M = 8, vnni) and dispatch_3 (K = 48, dpbf16).
@@ -15,11 +19,12 @@
 //    everywhere.
 
 // PACK-LABEL: func.func @main(
-// PACK: call @dispatch_0(%{{.*}}, %{{.*}}) : (tensor<64x128xi8>, tensor<32x48x4xi8>) -> tensor<64x48xi32>
-// PACK: call @dispatch_1(%{{.*}}, %{{.*}}) : (tensor<40x64xbf16>, tensor<32x24x2xbf16>) -> tensor<40x24xf32>
+// PACK: call @dispatch_0(%{{.*}}, %{{.*}}) : (tensor<64x128xi8>, tensor<3x32x16x4xi8>) -> tensor<64x48xi32>
+// PACK: call @dispatch_1(%{{.*}}, %{{.*}}) : (tensor<40x64xbf16>, tensor<2x32x16x2xbf16>) -> tensor<40x24xf32>
 // PACK: call @dispatch_2(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x128xi8>, tensor<32x48x4xi8>, tensor<48xi32>) -> tensor<8x48xi32>
 // PACK: call @dispatch_3(%{{.*}}, %{{.*}}) : (tensor<40x48xbf16>, tensor<24x24x2xbf16>) -> tensor<40x24xf32>
 // PACK-LABEL: func.func private @dispatch_0(
+// PACK-SAME: tensor<3x32x16x4xi8>
 // PACK: arith.extsi
 // PACK-NOT: arith.xori
 // PACK: linalg.yield

@@ -12,7 +12,8 @@
  *          (AVX2 pmaddubsw: B holds no -128)
  *   npanel A[M][K], B[K][N]                     -> C
  *          (AVX2 pmaddubsw panels: A holds no -128)
- *   tquad  A[M][K], B packed [K/4][N][4]                  -> C
+ *   tquad  A[M][K], B packed in AMX tile panels
+ *          [ceil(N/16)][ceil(K/4)][16][4] (zero past K and N) -> C
  *          (AMX tdpbssd: signed A and B, any bytes; the process asks
  *          Linux for the tile state first, as the runtime does)
  * Packing here follows the documented layout (K zero-padded); the packer
@@ -75,9 +76,11 @@ static int run(const kiln_cpu_library* table, const char* spec) {
               : strcmp(layout, "pair") == 0                ? 2
                                                            : 1;
   long groups = (k + group - 1) / group;
+  long panels = (n + 15) / 16;
+  long packed_size = tile_quads ? panels * groups * 16 * 4 : groups * n * group;
   int8_t* a = malloc(m * k);
   int8_t* b = malloc(k * n);
-  int8_t* packed = calloc(groups * n * group, 1);
+  int8_t* packed = calloc(packed_size, 1);
   int32_t* correction = calloc(n, sizeof(int32_t));
   int32_t* c = malloc(m * n * sizeof(int32_t));
   int32_t* expected = calloc(m * n, sizeof(int32_t));
@@ -116,7 +119,10 @@ static int run(const kiln_cpu_library* table, const char* spec) {
         expected[i * n + j] += (int32_t)a[i * k + p] * (int32_t)b[p * n + j];
   for (long p = 0; p < k; ++p)
     for (long j = 0; j < n; ++j) {
-      packed[((p / group) * n + j) * group + p % group] = b[p * n + j];
+      if (tile_quads)
+        packed[(((j / 16) * groups + p / 4) * 16 + j % 16) * 4 + p % 4] = b[p * n + j];
+      else
+        packed[((p / group) * n + j) * group + p % group] = b[p * n + j];
       correction[j] -= 128 * b[p * n + j];
     }
   memset(c, 0x5a, m * n * sizeof(int32_t)); /* every element must be written */
@@ -127,7 +133,7 @@ static int run(const kiln_cpu_library* table, const char* spec) {
   if (group == 1)
     bindings[count] = b, sizes[count++] = k * n;
   else
-    bindings[count] = packed, sizes[count++] = groups * n * group;
+    bindings[count] = packed, sizes[count++] = packed_size;
   if (group == 4 && !signed_quads)
     bindings[count] = correction, sizes[count++] = n * 4;
   bindings[count] = c, sizes[count++] = m * n * 4;
