@@ -1,15 +1,16 @@
 // RUN: kiln-opt --kiln-cpu-pack-weights=cpu=x86-64-v3 %s | FileCheck %s --check-prefix=PACK
-// RUN: kiln-opt --kiln-cpu-pack-weights=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=V4
-// RUN: kiln-opt --kiln-cpu-pack-weights=cpu=znver4 %s | FileCheck %s --check-prefix=V4
+// RUN: kiln-opt --kiln-cpu-pack-weights=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=PACK
+// RUN: kiln-opt --kiln-cpu-pack-weights=cpu=znver4 %s | FileCheck %s --check-prefix=PACK
+// RUN: kiln-opt --kiln-cpu-pack-weights=cpu=x86-64-v4 --kiln-cpu-lowering-config=cpu=x86-64-v4 %s | FileCheck %s --check-prefix=CONFIG512
 // RUN: kiln-opt --kiln-cpu-pack-weights=cpu=x86-64-v3 --kiln-cpu-lowering-config=cpu=x86-64-v3 %s | FileCheck %s --check-prefix=CONFIG
 
-// f32 lane panels (DataTiling.h, AVX2 only): a constant f32 B [K, N] is
-// stored as [ceil(N/16)][K][16], zero past N, and the dispatch reads it
-// through (n floordiv 16, k, n mod 16), so the K rows a 16-lane register
-// tile reads are one contiguous run instead of N * 4 bytes apart. AVX-512
-// (x86-64-v4, znver4) keeps B as it is, and so do a computed B and a
-// contraction inside a loop (a recurrence, run in loop order). The
-// kernels: lane-panels-kernels.mlir.
+// f32 lane panels (DataTiling.h, AVX2 and AVX-512): a constant f32 B
+// [K, N] is stored as [ceil(N/16)][K][16], zero past N, and the dispatch
+// reads it through (n floordiv 16, k, n mod 16), so the K rows a 16-lane
+// register tile reads are one contiguous run instead of N * 4 bytes apart
+// (an AVX-512 tile's 32 lanes read two panels per k). A computed B and a
+// contraction inside a loop (a recurrence, run in loop order) keep B as
+// it is. The kernels: lane-panels-kernels.mlir.
 
 // K = 3, N = 20: two panels, the second holding columns 16..19 and zeros.
 // PACK: #[[PANEL:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2, d1 mod 16)>
@@ -31,14 +32,13 @@
 // PACK: scf.for
 // PACK: linalg.matmul
 
-// V4-LABEL: func.func @main(
-// V4: call @dispatch_0(%{{.*}}, %{{.*}}) : (tensor<70x3xf32>, tensor<3x20xf32>) -> tensor<70x20xf32>
-// V4-LABEL: func.func private @dispatch_0(
-// V4: linalg.matmul
 
-// The register tile stays 6 x 16: one panel per tile.
+// The register tile stays 6 x 16: one panel per tile (AVX-512: 16 rows,
+// 16 lanes for N = 20, one panel).
 // CONFIG-LABEL: func.func private @dispatch_0(
 // CONFIG-SAME: register_tile = array<i64: 6, 16>, strategy = "contraction"
+// CONFIG512-LABEL: func.func private @dispatch_0(
+// CONFIG512-SAME: register_tile = array<i64: 16, 16>, strategy = "contraction"
 
 module {
   func.func @main(%x: tensor<70x3xf32>, %h: tensor<4x1x3xf32>) -> (tensor<70x20xf32>, tensor<70x20xf32>, tensor<4x1x20xf32>) {

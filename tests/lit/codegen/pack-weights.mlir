@@ -12,8 +12,8 @@
 //    (pmaddwd).
 //  - bf16 with AVX512-BF16 (znver4): K pairs; without it (x86-64-v4,
 //    x86-64-v3) unchanged.
-//  - a B computed at run time is left alone, and so are f32 contractions
-//    but on AVX2, which stores f32 B in lane panels (lane-panels.mlir).
+//  - a B computed at run time is left alone; f32 B goes in lane panels
+//    (lane-panels.mlir).
 
 // K = 6, N = 5. Column sums: 7, 39, 77, 53, -83.
 // VNNI: #[[PACKED4:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2 floordiv 4, d1, d2 mod 4)>
@@ -24,7 +24,8 @@
 // The bf16 weights, K = 3: pairs, the last one padded with 0.
 // VNNI: %[[P:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]], {{\[\[}}5.000000e+00, 0.000000e+00], [6.000000e+00, 0.000000e+00]]]> : tensor<2x2x2xbf16>
 // VNNI: call @dispatch_1(%{{.*}}, %[[P]]) : (tensor<4x3xbf16>, tensor<2x2x2xbf16>) -> tensor<4x2xf32>
-// VNNI: call @dispatch_2(%{{.*}}, %{{.*}}) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+// The f32 weights: lane panels (lane-panels.mlir), on AVX-512 as on AVX2.
+// VNNI: call @dispatch_2(%{{.*}}, %{{.*}}) : (tensor<4x3xf32>, tensor<1x3x16xf32>) -> tensor<4x2xf32>
 // VNNI: call @dispatch_3(%{{.*}}, %{{.*}}) : (tensor<3x6xi8>, tensor<6x5xi8>) -> tensor<3x5xi32>
 // VNNI-LABEL: func.func private @dispatch_0(
 // VNNI-SAME: %{{.*}}: tensor<3x6xi8>, %{{.*}}: tensor<2x5x4xi8>, %[[CORR:.*]]: tensor<5xi32>)
@@ -35,8 +36,8 @@
 // VNNI-NEXT: arith.extui %{{.*}} : i8 to i32
 // VNNI-NEXT: arith.extsi %{{.*}} : i8 to i32
 // VNNI-LABEL: func.func private @dispatch_1(%{{.*}}: tensor<4x3xbf16>, %{{.*}}: tensor<2x2x2xbf16>)
-// VNNI-LABEL: func.func private @dispatch_2(%{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<3x2xf32>)
-// VNNI: linalg.matmul
+// VNNI-LABEL: func.func private @dispatch_2(%{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<1x3x16xf32>)
+// VNNI: linalg.generic
 // VNNI-LABEL: func.func private @dispatch_3(%{{.*}}: tensor<3x6xi8>, %{{.*}}: tensor<6x5xi8>)
 // VNNI: linalg.matmul
 
