@@ -6,10 +6,15 @@ A conv chain with the shapes the kernels find hardest:
   conv_a  3x3, stride 2, dilation 2, pads 2, 5 -> 13 channels (C*K = 45)
   conv_b  1x1, 13 -> 19 channels (C*K = 13)
   conv_c  3x5, pads (1, 2, 1, 2), 19 -> 23 channels (C*K = 285)
-  conv_d  3x3, pads 1, 23 -> 16 channels, 9 x 9 output (C*K = 207)
-each followed by Relu, on a 1x5x35x33 input: odd channel counts, so C*K is
-never a multiple of 4 (the last K quad or pair is partial) and the output
-positions are never a multiple of the vector width (masked last tiles).
+  conv_d  3x3, pads 1, 23 -> 16 channels (C*K = 207)
+  conv_e  1x1, 16 -> 64 channels (C*K = 16)
+  conv_f  1x1, 64 -> 64 channels (C*K = 64)
+  conv_g  3x3, pads 1, 64 -> 32 channels (C*K = 576)
+each followed by Relu, on a 1x5x35x33 input (18 x 17 outputs): odd
+channel counts in conv_a..conv_d, so C*K is not a multiple of 4 (the last
+K quad or pair is partial), and output positions that are no multiple of
+the vector width (masked last tiles); conv_f and conv_g run on the AMX
+tile kernel on hosts with AMX (their C*K are whole tile rows).
 onnxruntime's own quantize_static writes the QDQ model (uint8 activations,
 int8 per-channel weights). Kiln compiles that same model under
 
@@ -61,7 +66,16 @@ CONVS = [
     ("conv_b", 19, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
     ("conv_c", 23, (3, 5), (1, 1), (1, 2, 1, 2), (1, 1)),
     ("conv_d", 16, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+    # C*K a whole number of AMX tile rows (64 i8, 32 bf16): on an AMX host
+    # conv_f (1x1, K = 64) and conv_g (3x3 im2col, K = 576) take the tile
+    # kernel, with 64 and 32 output channels and 306 output positions (a
+    # partial last column tile).
+    ("conv_e", 64, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+    ("conv_f", 64, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),
+    ("conv_g", 32, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
 ]
+# The convs the AMX tile kernel takes on a host with AMX (native builds).
+AMX_CONVS = {"conv_f", "conv_g"}
 INPUT = (1, 5, 35, 33)
 
 
@@ -101,8 +115,9 @@ class Reader(q.CalibrationDataReader):
 def conv_configs(dump):
     """The lowering config of every contraction dispatch that holds a Conv
     node (the padding and im2col dispatches of a conv are not contractions)."""
-    return [config for _, nodes, config in dispatches(dump)
-            if any(re.fullmatch(r"conv_[a-d]", n) for n in nodes)
+    return [(next(n for n in nodes if re.fullmatch(r"conv_[a-g]", n)), config)
+            for _, nodes, config in dispatches(dump)
+            if any(re.fullmatch(r"conv_[a-g]", n) for n in nodes)
             and 'strategy = "contraction"' in config]
 
 
@@ -162,10 +177,15 @@ def main():
                 continue
             if path and seed == 0:
                 lines = conv_configs(dump)
-                on_path = [l for l in lines if f'native = "{path}"' in l and 'pack_b = "panels"' in l]
+                amx = label == "native" and host_has("amx_int8")
+                want_path = {name: "amx" if amx and name in AMX_CONVS else path
+                             for name, *_ in CONVS}
+                on_path = [n for n, l in lines if f'native = "{want_path[n]}"' in l
+                           and 'pack_b = "panels"' in l]
                 check(len(lines) == len(CONVS) and len(on_path) == len(CONVS),
                       f"int8 [{label}]: {len(on_path)} of {len(lines)} conv dispatches on "
-                      f"'{path}' panels (want {len(CONVS)})")
+                      f"their panels ('{path}'" + (", 'amx' for " + "/".join(sorted(AMX_CONVS))
+                                                   if amx else "") + f"; want {len(CONVS)})")
             if got is None:
                 check.skip(f"int8 [{label}] seed {seed}: compiled, not run (this host "
                            f"cannot run {cpu_of(flags)} code)")
@@ -181,13 +201,16 @@ def main():
     inputs = {"input": np.random.default_rng(5).uniform(-1, 1, INPUT).astype(np.float32)}
     want = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"]).run(None, inputs)[0]
     bf16_path = "dpbf16" if host_has("avx512_bf16") else "convert"
+    amx_bf16 = host_has("amx_bf16")
     try:
         dump, got = compile_and_run(args, fp32, ["--precision=bf16"], "bf16", inputs, ["output"])
         got = got["output"]
         lines = conv_configs(dump)
-        on_path = [l for l in lines if f'native = "{bf16_path}"' in l]
+        on_path = [n for n, l in lines
+                   if f'native = "{"amx" if amx_bf16 and n in AMX_CONVS else bf16_path}"' in l]
         check(len(lines) == len(CONVS) and len(on_path) == len(CONVS),
-              f"bf16: {len(on_path)} of {len(lines)} conv dispatches on '{bf16_path}'")
+              f"bf16: {len(on_path)} of {len(lines)} conv dispatches on '{bf16_path}'"
+              + (" ('amx' for " + "/".join(sorted(AMX_CONVS)) + ")" if amx_bf16 else ""))
         cos = compare_with_ort.cosine(got, want)
         diff = float(np.max(np.abs(got - want)))
         peak = float(np.max(np.abs(want)))

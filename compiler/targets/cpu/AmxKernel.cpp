@@ -75,6 +75,10 @@ bool amxContractionOk(linalg::LinalgOp op, const ContractionLoops &loops,
       ranges[k] % kStep != 0 || !initIsFill(op))
     return false;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // An unpacked B (before the data tiling, or computed: the kernel packs
+  // its panels) is read a row of lanes at a time.
+  if (!loops.amxTiles && !plainDimsEndingIn(maps[loops.rhs], k, loops.n))
+    return false;
   return plainDimsEndingIn(maps[loops.lhs], loops.m, k) &&
          plainDimsEndingIn(maps.back(), loops.m, loops.n);
 }
@@ -86,10 +90,14 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (failed(loops))
     return op.emitOpError("is not a contraction the AMX kernel handles");
   int64_t group = amxGroup(*loops);
-  if (!loops->amxTiles || loops->kGroup != group)
+  // B packed by the data tiling in tile panels, or (a computed B: the
+  // im2col columns of a convolution) unpacked, packed here per column
+  // block.
+  bool packHere = !loops->amxTiles;
+  if (packHere ? loops->kGroup != 1 : loops->kGroup != group)
     return op.emitOpError("the 'amx' path needs B packed in AMX tile panels "
                           "of K groups of ")
-           << group << " by the data tiling";
+           << group << " by the data tiling, or not packed at all";
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   if (llvm::any_of(sizes, ShapedType::isDynamic))
     return op.emitOpError("the 'amx' path needs a static workgroup tile "
@@ -98,20 +106,25 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   int64_t rowsTotal = sizes[loops->m], colsTotal = sizes[loops->n];
   int64_t kTotal = sizes[kDim];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap aMap = maps[loops->lhs], cMap = maps.back();
+  AffineMap aMap = maps[loops->lhs], bMap = maps[loops->rhs],
+            cMap = maps.back();
   if (!plainDimsEndingIn(aMap, loops->m, kDim) ||
-      !plainDimsEndingIn(cMap, loops->m, loops->n) || kTotal % group != 0)
+      !plainDimsEndingIn(cMap, loops->m, loops->n) ||
+      (packHere && !plainDimsEndingIn(bMap, kDim, loops->n)) ||
+      kTotal % group != 0)
     return op.emitOpError("the 'amx' path needs A indexed (.., m, k), C "
                           "(.., m, n) and K a multiple of ")
            << group;
   Value a = op.getDpsInputOperand(loops->lhs)->get();
   Value b = op.getDpsInputOperand(loops->rhs)->get();
   Value c = op.getDpsInitOperand(0)->get();
-  for (Value v : {a, c})
+  for (Value v : {a, b, c})
     if (!cast<MemRefType>(v.getType()).isLastDimUnitStride())
-      return op.emitOpError("the 'amx' path needs unit-stride rows in A "
+      return op.emitOpError("the 'amx' path needs unit-stride rows in A, B "
                             "and C");
 
+  // Looked up before this kernel adds ops (its stack buffers) in between.
+  linalg::FillOp fill = findFoldableFill(op, c);
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -126,18 +139,31 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // panels'). One B tile is 16 rows of 64 contiguous bytes.
   Value packedB = b;
   Value panelBase = zero;
-  if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
+  if (auto slice = b.getDefiningOp<memref::SubViewOp>(); slice && !packHere) {
     packedB = slice.getSource();
     panelBase = getValueOrCreateConstantIndexOp(rewriter, loc,
                                                 slice.getMixedOffsets()[0]);
   }
   auto bType = cast<MemRefType>(packedB.getType());
-  if (bType.getRank() != 4 || !bType.hasStaticShape() ||
-      bType.getDimSize(2) != kAmxTileRows || bType.getDimSize(3) != group ||
-      !bType.getLayout().isIdentity())
+  if (!packHere &&
+      (bType.getRank() != 4 || !bType.hasStaticShape() ||
+       bType.getDimSize(2) != kAmxTileRows || bType.getDimSize(3) != group ||
+       !bType.getLayout().isIdentity()))
     return op.emitOpError("the 'amx' path needs the packed B [ceil(N/16)][K/")
            << group << "][16][" << group << "] itself";
   Value bStride = index(kAmxTileRows * group);
+  // A computed B: each 32-column block of it is packed, all of K, into
+  // the tile-panel rows [K/g][32 * g] (zero past the valid columns), read
+  // by every row block of the workgroup; one B tile is then 16 rows of 64
+  // bytes, 128 apart. Above the stack budget scratch planning moves it to
+  // the arena binding (K = 2304 bf16: 144 KiB).
+  Value panelBuffer;
+  if (packHere)
+    panelBuffer = memref::AllocaOp::create(
+        rewriter, loc,
+        MemRefType::get({kTotal / group, 2 * kAmxTileRows * group},
+                        loops->operandType),
+        rewriter.getI64IntegerAttr(64));
 
   Type operand = loops->operandType;
   Type accElem = loops->accumulatorType;
@@ -152,7 +178,6 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // The accumulators start at the fill value: tilezero, or a 16x16 stack
   // tile of it. Edge tiles overlap their neighbours (below), which only a
   // fill makes exact.
-  linalg::FillOp fill = findFoldableFill(op, c);
   if (!fill)
     return op.emitOpError("the 'amx' path needs C filled right before the "
                           "contraction");
@@ -260,9 +285,17 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           }
           Value kRow = arith::DivUIOp::create(lb, ll, k0, groupSize);
           Value c0 = arith::ConstantIndexOp::create(lb, ll, 0);
-          for (Value p : panel)
+          for (auto [j, p] : llvm::enumerate(panel)) {
+            if (packHere) {
+              bs.push_back(amx::TileLoadOp::create(
+                  lb, ll, bTile, panelBuffer,
+                  ValueRange{kRow, arith::ConstantIndexOp::create(
+                                       lb, ll, j * kAmxTileRows * group)}));
+              continue;
+            }
             bs.push_back(amx::TileLoadOp::create(
                 lb, ll, bTile, packedB, ValueRange{p, kRow, c0, c0}, bStride));
+          }
           SmallVector<Value> out;
           for (int64_t i = 0; i < rowTiles; ++i)
             for (int64_t j = 0; j < colTiles; ++j) {
@@ -326,8 +359,76 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (partialColumns)
     restColumns.push_back(partialColumns);
   int64_t rowStep = rowTiles * kAmxTileRows;
+  // Packs B[.., 0 : K, n0 : n0 + width] into panelBuffer: row q holds
+  // the g k-values of each of 32 columns side by side (zero past width).
+  auto packColumns = [&](OpBuilder &pb, Location pl, SmallVector<Value> dims,
+                         Value n0, int64_t width) {
+    int64_t lanes = 2 * kAmxTileRows;
+    auto rowType = VectorType::get({lanes}, operand);
+    Value zeros = arith::ConstantOp::create(
+        pb, pl, rowType,
+        DenseElementsAttr::get(rowType, integer
+                                            ? Attribute(pb.getIntegerAttr(operand, 0))
+                                            : Attribute(pb.getFloatAttr(operand, 0.0))));
+    Value mask;
+    if (width < lanes)
+      mask = vector::ConstantMaskOp::create(
+          pb, pl, VectorType::get({lanes}, pb.getI1Type()),
+          ArrayRef<int64_t>{width});
+    // out[i * 2w + j * w + e] = vj[i * w + e]: w elements of each input
+    // together (1: single values, 2: the pairs of an earlier interleave).
+    auto interleave = [&](OpBuilder &ib, Location il, Value v0, Value v1,
+                          int64_t n, int64_t w) {
+      SmallVector<int64_t> order;
+      for (int64_t i = 0; i < n / w; ++i)
+        for (int64_t j = 0; j < 2; ++j)
+          for (int64_t e = 0; e < w; ++e)
+            order.push_back(j * n + i * w + e);
+      return vector::ShuffleOp::create(ib, il, v0, v1, order).getResult();
+    };
+    scf::ForOp::create(
+        pb, pl, arith::ConstantIndexOp::create(pb, pl, 0),
+        arith::ConstantIndexOp::create(pb, pl, kTotal / group),
+        arith::ConstantIndexOp::create(pb, pl, 1), ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value q, ValueRange) {
+          SmallVector<Value> rows;
+          Value k0 = arith::MulIOp::create(
+              lb, ll, q, arith::ConstantIndexOp::create(lb, ll, group));
+          for (int64_t j = 0; j < group; ++j) {
+            SmallVector<Value> d = dims;
+            d[kDim] = j == 0 ? k0
+                             : arith::AddIOp::create(
+                                   lb, ll, k0,
+                                   arith::ConstantIndexOp::create(lb, ll, j));
+            d[loops->n] = n0;
+            SmallVector<Value> at = indicesOf(bMap, d);
+            rows.push_back(
+                mask ? vector::MaskedLoadOp::create(lb, ll, rowType, b, at,
+                                                    mask, zeros)
+                           .getResult()
+                     : vector::LoadOp::create(lb, ll, rowType, b, at)
+                           .getResult());
+          }
+          Value packed =
+              group == 2
+                  ? interleave(lb, ll, rows[0], rows[1], lanes, 1)
+                  : interleave(lb, ll, interleave(lb, ll, rows[0], rows[1], lanes, 1),
+                               interleave(lb, ll, rows[2], rows[3], lanes, 1),
+                               2 * lanes, 2);
+          vector::StoreOp::create(
+              lb, ll, packed, panelBuffer,
+              ValueRange{q, arith::ConstantIndexOp::create(lb, ll, 0)});
+          scf::YieldOp::create(lb, ll);
+        });
+  };
   auto emitRows = [&](OpBuilder &nb, Location nl, SmallVector<Value> dims,
                       Value n0, ArrayRef<int64_t> columns) {
+    if (packHere) {
+      int64_t width = 0;
+      for (int64_t w : columns)
+        width += w;
+      packColumns(nb, nl, dims, n0, width);
+    }
     loopOver(nb, nl, rowsTotal, rowStep,
              [&](OpBuilder &mb, Location ml, Value m0) {
                emitBlock(mb, ml, dims, m0, n0, columns);

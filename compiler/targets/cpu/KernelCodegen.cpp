@@ -929,11 +929,15 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
           return WalkResult::interrupt();
         }
         if (config->native == "amx") {
-          if (config->packPanels || config->gatherB ||
-              !amxContractionOk(op, *loops, target) || !loops->amxTiles) {
+          bool packed = config->packPanels ? !loops->amxTiles &&
+                                                 loops->kGroup == 1
+                                           : loops->amxTiles;
+          if (config->gatherB || !amxContractionOk(op, *loops, target) ||
+              !packed) {
             op->emitOpError("the lowering config asks for AMX tiles, which "
                             "need bf16 or i8 operands with B packed in AMX "
-                            "tile panels by the data tiling, "
+                            "tile panels by the data tiling (or, with "
+                            "pack_b, a B to pack), "
                             "C filled before it, static M, N >= 16, K a "
                             "multiple of 32 bf16 or 64 i8, and CPU '")
                 << target.cpu << "' with AMX-"

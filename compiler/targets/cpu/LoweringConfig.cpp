@@ -166,16 +166,17 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
                                     "and takes no 'native' path");
         config.copyLanes = true;
       } else {
-        if (!native || kGroupOf(native.getValue()) == 1)
+        if (!native || (kGroupOf(native.getValue()) == 1 &&
+                        native.getValue() != "amx"))
           return dispatch.emitError("'pack_b' needs 'native' = \"vnni\", "
-                                    "\"pmaddubsw\", \"pmaddwd\" or "
-                                    "\"dpbf16\"");
+                                    "\"pmaddubsw\", \"pmaddwd\", "
+                                    "\"dpbf16\" or \"amx\"");
         config.packPanels = true;
         config.native = native.getValue().str();
       }
     }
-    // The AMX kernel reads B as the data tiling packed it (a 'pack_b'
-    // with it is refused above: panels take the vector paths only).
+    // The AMX kernel reads B in the data tiling's tile panels, or packs
+    // them itself (with pack_b = "panels", read above).
     if (auto native = dict.getAs<StringAttr>("native");
         native && native.getValue() == "amx")
       config.native = "amx";
@@ -811,7 +812,11 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
     // filter (A) free of -128, which keeps that path exact; pairs through
     // pmaddwd otherwise.
     bool narrowLhs = candidate->op->hasAttr(kNarrowLhsAttr);
-    if (loops->operandType.isInteger(8))
+    // On the AMX tile unit where the contraction fits it (AmxKernel.h),
+    // the kernel packing B's tile panels itself.
+    if (amxContractionOk(candidate->op, *loops, target))
+      panelPath = "amx";
+    else if (loops->operandType.isInteger(8))
       panelPath = target.hasVnni ? "vnni"
                   : target.vectorBits == 256 && narrowLhs ? "pmaddubsw"
                   : target.vectorBits >= 256              ? "pmaddwd"
@@ -910,7 +915,8 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (!rootM || !rootN)
     return chooseLoweringConfig(dispatch, target,
                                 ConfigOptions{false, options.loopOrder});
-  if (loops->amxTiles && amxContractionOk(candidate->op, *loops, target))
+  if ((loops->amxTiles || config.native == "amx") &&
+      amxContractionOk(candidate->op, *loops, target))
     return amxConfig(config, *candidate, rootOp, bounds, *rootM, *rootN);
   SmallVector<int64_t> tiles(bounds.size(), 0);
   int64_t rowTile = std::max<int64_t>(rows, 64 / rows * rows);

@@ -25,6 +25,14 @@
 // KERNEL-NOT: x86.tile
 // KERNEL: llvm.x86.avx512bf16.dpbf16ps.512
 
+// A computed B (dispatch_3, i8): each 32-column block of it is packed
+// into tile-panel rows, four k rows of 32 bytes interleaved into quads
+// (two rounds of shuffles), then read as 16 x 64-byte B tiles.
+// KERNEL-LABEL: llvm.func internal @dispatch_3_impl(
+// KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 32, 1, 33
+// KERNEL: llvm.shufflevector %{{.*}}, %{{.*}} [0, 1, 64, 65
+// KERNEL: llvm.call_intrinsic "llvm.x86.tdpbssd.internal"
+
 // One tile configuration per kernel call, and the tiles released on
 // return.
 // ASM: ldtilecfg
@@ -75,5 +83,20 @@ module {
       linalg.yield %s : f32
     } -> tensor<40x24xf32>
     return %2 : tensor<40x24xf32>
+  }
+  // A convolution as GEMM (B computed: packed by the kernel).
+  func.func private @dispatch_3(%w: tensor<32x64xi8>, %cols: tensor<1x64x40xi8>) -> tensor<1x32x40xi32> attributes {kiln.dispatch} {
+    %c0 = arith.constant 0 : i32
+    %0 = tensor.empty() : tensor<1x32x40xi32>
+    %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<1x32x40xi32>) -> tensor<1x32x40xi32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<32x64xi8>, tensor<1x64x40xi8>) outs(%1 : tensor<1x32x40xi32>) {
+    ^bb0(%x: i8, %y: i8, %acc: i32):
+      %xs = arith.extsi %x : i8 to i32
+      %ys = arith.extsi %y : i8 to i32
+      %p = arith.muli %xs, %ys : i32
+      %s = arith.addi %acc, %p : i32
+      linalg.yield %s : i32
+    } -> tensor<1x32x40xi32>
+    return %2 : tensor<1x32x40xi32>
   }
 }

@@ -11,7 +11,7 @@ func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes 
 
 // -----
 
-// expected-error @+1 {{'pack_b' needs 'native' = "vnni", "pmaddubsw", "pmaddwd" or "dpbf16"}}
+// expected-error @+1 {{'pack_b' needs 'native' = "vnni", "pmaddubsw", "pmaddwd", "dpbf16" or "amx"}}
 func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {native = "convert", pack_b = "panels", register_tile = array<i64: 8, 32>, strategy = "contraction", workgroup_tile = array<i64: 0>}} {
   return %arg0 : tensor<4xf32>
 }
