@@ -375,17 +375,7 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
       mask = vector::ConstantMaskOp::create(
           pb, pl, VectorType::get({lanes}, pb.getI1Type()),
           ArrayRef<int64_t>{width});
-    // out[i * 2w + j * w + e] = vj[i * w + e]: w elements of each input
-    // together (1: single values, 2: the pairs of an earlier interleave).
-    auto interleave = [&](OpBuilder &ib, Location il, Value v0, Value v1,
-                          int64_t n, int64_t w) {
-      SmallVector<int64_t> order;
-      for (int64_t i = 0; i < n / w; ++i)
-        for (int64_t j = 0; j < 2; ++j)
-          for (int64_t e = 0; e < w; ++e)
-            order.push_back(j * n + i * w + e);
-      return vector::ShuffleOp::create(ib, il, v0, v1, order).getResult();
-    };
+    auto interleave = interleaveVectors;
     scf::ForOp::create(
         pb, pl, arith::ConstantIndexOp::create(pb, pl, 0),
         arith::ConstantIndexOp::create(pb, pl, kTotal / group),

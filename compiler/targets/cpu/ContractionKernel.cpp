@@ -395,6 +395,16 @@ bool widensLanePanel(const ContractionLoops &loops) {
          loops.reductions.size() == 1;
 }
 
+Value interleaveVectors(OpBuilder &b, Location loc, Value v0, Value v1,
+                        int64_t n, int64_t width) {
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < n / width; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t w = 0; w < width; ++w)
+        order.push_back(j * n + i * width + w);
+  return vector::ShuffleOp::create(b, loc, v0, v1, order).getResult();
+}
+
 linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
@@ -1587,18 +1597,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
           rewriter, loc, byteType,
           DenseElementsAttr::get(byteType, rewriter.getI8IntegerAttr(-128)));
     }
-    // Interleaves two vectors of `n` elements: out[i * 2 + j] = vj[i].
-    auto interleave = [](OpBuilder &bb, Location bl, Value v0, Value v1,
-                         int64_t n, int64_t width) {
-      // `width` elements of each input go together (1: single elements,
-      // 2: the pairs of an earlier interleave).
-      SmallVector<int64_t> mask;
-      for (int64_t i = 0; i < n / width; ++i)
-        for (int64_t j = 0; j < 2; ++j)
-          for (int64_t w = 0; w < width; ++w)
-            mask.push_back(j * n + i * width + w);
-      return vector::ShuffleOp::create(bb, bl, v0, v1, mask).getResult();
-    };
+    auto interleave = interleaveVectors;
     auto pack = scf::ForOp::create(
         rewriter, loc, zero, blockGroups, one, sumsInit,
         [&](OpBuilder &bb, Location bl, Value q, ValueRange sums) {

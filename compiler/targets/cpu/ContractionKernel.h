@@ -108,6 +108,13 @@ llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
+// Interleaves two vectors of `n` elements `width` at a time, out[i * 2w +
+// j * w + e] = vj[i * w + e] (width 1: single elements, 2: the pairs of an
+// earlier interleave): how the kernels pack k rows of B into the K groups
+// of the dot-product instructions.
+Value interleaveVectors(OpBuilder &b, Location loc, Value v0, Value v1,
+                        int64_t n, int64_t width);
+
 // The fill of `out` that the bufferized `op` accumulates onto, when
 // nothing between them touches memory (the subviews of the operands may
 // sit in between): the kernels start their accumulators at its value and
