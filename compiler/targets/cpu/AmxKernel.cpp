@@ -2,9 +2,10 @@
 //
 // See AmxKernel.h for the loop nest. The tiles are MLIR's amx dialect ops
 // (lowered to LLVM's *.internal AMX intrinsics, whose shapes LLVM's tile
-// configuration pass collects into one ldtilecfg per kernel call); every
-// tile shape is static, so each edge of the workgroup tile is its own
-// copy of the block with smaller tiles.
+// configuration pass collects into one ldtilecfg per kernel call). All of
+// them have one shape, 16 rows of 64 bytes: the edges of the workgroup
+// tile are clamped (rows) or go through a stack tile (columns) instead of
+// narrower tiles.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/AmxKernel.h"
@@ -23,9 +24,9 @@ namespace {
 
 // A map whose results are all plain loop dims ending in (`second`, `last`).
 bool plainDimsEndingIn(AffineMap map, unsigned second, unsigned last) {
-  if (map.getNumResults() < 2 || !llvm::all_of(map.getResults(), [](AffineExpr e) {
-        return isa<AffineDimExpr>(e);
-      }))
+  if (map.getNumResults() < 2 ||
+      !llvm::all_of(map.getResults(),
+                    [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
     return false;
   unsigned n = map.getNumResults();
   return cast<AffineDimExpr>(map.getResult(n - 2)).getPosition() == second &&
@@ -57,8 +58,8 @@ bool amxContractionOk(linalg::LinalgOp op, const ContractionLoops &loops,
       !loops.scalarPerRow || loops.laneStride != 1 || loops.lanePanel ||
       loops.flippedA)
     return false;
-  bool bf16 = loops.operandType.isBF16() &&
-              loops.accumulatorType.isF32() && target.hasAmxBf16;
+  bool bf16 = loops.operandType.isBF16() && loops.accumulatorType.isF32() &&
+              target.hasAmxBf16;
   bool i8 = loops.operandType.isInteger(8) &&
             loops.accumulatorType.isInteger(32) && target.hasAmxInt8;
   if (!bf16 && !i8)
@@ -70,7 +71,8 @@ bool amxContractionOk(linalg::LinalgOp op, const ContractionLoops &loops,
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
   unsigned k = loops.reductions.front();
-  int64_t kStep = kAmxRowBytes / (loops.operandType.getIntOrFloatBitWidth() / 8);
+  int64_t kStep =
+      kAmxRowBytes / (loops.operandType.getIntOrFloatBitWidth() / 8);
   if (ranges[loops.m] < kAmxTileRows || ranges[loops.n] < kAmxTileRows ||
       ranges[k] % kStep != 0 || !initIsFill(op))
     return false;
@@ -207,7 +209,8 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // stores.
   Type accTile = amx::TileType::get({kAmxTileRows, kAmxTileRows}, accElem);
   Type aTile = amx::TileType::get({kAmxTileRows, kStep}, operand);
-  Type bTile = amx::TileType::get({kStep / group, kAmxTileRows * group}, operand);
+  Type bTile =
+      amx::TileType::get({kStep / group, kAmxTileRows * group}, operand);
   int64_t rowTiles = rowsTotal > kAmxTileRows ? 2 : 1;
   int64_t fullColumnTiles = colsTotal / kAmxTileRows;
   int64_t partialColumns = colsTotal % kAmxTileRows;
@@ -231,10 +234,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
         arith::ConstantIndexOp::create(bb, bl, rowsTotal - kAmxTileRows);
     for (int64_t i = 0; i < rowTiles; ++i) {
       Value s = i == 0 ? start
-                       : arith::AddIOp::create(
-                             bb, bl, start,
-                             arith::ConstantIndexOp::create(bb, bl,
-                                                            i * kAmxTileRows));
+                       : arith::AddIOp::create(bb, bl, start,
+                                               arith::ConstantIndexOp::create(
+                                                   bb, bl, i * kAmxTileRows));
       starts.push_back(arith::MinSIOp::create(bb, bl, s, last));
     }
     return starts;
@@ -251,10 +253,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
     Value tileWidth = arith::ConstantIndexOp::create(bb, bl, kAmxTileRows);
     for (int64_t j = 0; j < colTiles; ++j) {
       Value col = j == 0 ? n0
-                         : arith::AddIOp::create(
-                               bb, bl, n0,
-                               arith::ConstantIndexOp::create(
-                                   bb, bl, j * kAmxTileRows));
+                         : arith::AddIOp::create(bb, bl, n0,
+                                                 arith::ConstantIndexOp::create(
+                                                     bb, bl, j * kAmxTileRows));
       colStart.push_back(col);
       panel.push_back(arith::AddIOp::create(
           bb, bl, panelBase, arith::DivUIOp::create(bb, bl, col, tileWidth)));
@@ -280,8 +281,8 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           SmallVector<Value> as, bs;
           for (Value row : rowStart) {
             d[loops->m] = row;
-            as.push_back(amx::TileLoadOp::create(lb, ll, aTile, a,
-                                                 indicesOf(aMap, d)));
+            as.push_back(
+                amx::TileLoadOp::create(lb, ll, aTile, a, indicesOf(aMap, d)));
           }
           Value kRow = arith::DivUIOp::create(lb, ll, k0, groupSize);
           Value c0 = arith::ConstantIndexOp::create(lb, ll, 0);
@@ -340,17 +341,16 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // columns outermost: a block's two B tiles stream K x 32 of B, its A
   // tiles K x 32 of A, both from L2 after the first pass. Outer dims
   // (batch) as loops around them.
-  auto loopOver = [&](OpBuilder &ob, Location ol, int64_t extent,
-                      int64_t step,
+  auto loopOver = [&](OpBuilder &ob, Location ol, int64_t extent, int64_t step,
                       function_ref<void(OpBuilder &, Location, Value)> body) {
-    scf::ForOp::create(
-        ob, ol, arith::ConstantIndexOp::create(ob, ol, 0),
-        arith::ConstantIndexOp::create(ob, ol, extent),
-        arith::ConstantIndexOp::create(ob, ol, step), ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          body(lb, ll, iv);
-          scf::YieldOp::create(lb, ll);
-        });
+    scf::ForOp::create(ob, ol, arith::ConstantIndexOp::create(ob, ol, 0),
+                       arith::ConstantIndexOp::create(ob, ol, extent),
+                       arith::ConstantIndexOp::create(ob, ol, step),
+                       ValueRange{},
+                       [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+                         body(lb, ll, iv);
+                         scf::YieldOp::create(lb, ll);
+                       });
   };
   int64_t columnPairs = fullColumnTiles / 2;
   SmallVector<int64_t> restColumns;
@@ -367,9 +367,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
     auto rowType = VectorType::get({lanes}, operand);
     Value zeros = arith::ConstantOp::create(
         pb, pl, rowType,
-        DenseElementsAttr::get(rowType, integer
-                                            ? Attribute(pb.getIntegerAttr(operand, 0))
-                                            : Attribute(pb.getFloatAttr(operand, 0.0))));
+        DenseElementsAttr::get(
+            rowType, integer ? Attribute(pb.getIntegerAttr(operand, 0))
+                             : Attribute(pb.getFloatAttr(operand, 0.0))));
     Value mask;
     if (width < lanes)
       mask = vector::ConstantMaskOp::create(
@@ -392,17 +392,17 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                                    arith::ConstantIndexOp::create(lb, ll, j));
             d[loops->n] = n0;
             SmallVector<Value> at = indicesOf(bMap, d);
-            rows.push_back(
-                mask ? vector::MaskedLoadOp::create(lb, ll, rowType, b, at,
-                                                    mask, zeros)
-                           .getResult()
-                     : vector::LoadOp::create(lb, ll, rowType, b, at)
-                           .getResult());
+            rows.push_back(mask ? vector::MaskedLoadOp::create(
+                                      lb, ll, rowType, b, at, mask, zeros)
+                                      .getResult()
+                                : vector::LoadOp::create(lb, ll, rowType, b, at)
+                                      .getResult());
           }
           Value packed =
               group == 2
                   ? interleave(lb, ll, rows[0], rows[1], lanes, 1)
-                  : interleave(lb, ll, interleave(lb, ll, rows[0], rows[1], lanes, 1),
+                  : interleave(lb, ll,
+                               interleave(lb, ll, rows[0], rows[1], lanes, 1),
                                interleave(lb, ll, rows[2], rows[3], lanes, 1),
                                2 * lanes, 2);
           vector::StoreOp::create(
@@ -431,8 +431,7 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           if (columnPairs > 0)
             loopOver(ob, ol, columnPairs * 2 * kAmxTileRows, 2 * kAmxTileRows,
                      [&](OpBuilder &nb, Location nl, Value n0) {
-                       emitRows(nb, nl, dims, n0,
-                                {kAmxTileRows, kAmxTileRows});
+                       emitRows(nb, nl, dims, n0, {kAmxTileRows, kAmxTileRows});
                      });
           if (!restColumns.empty())
             emitRows(ob, ol, dims,

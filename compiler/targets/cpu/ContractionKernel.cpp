@@ -342,7 +342,8 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
                      : operandType.isBF16() && loops.kGroup == 2;
     // AMX tile panels: bf16 pairs or i8 quads of a signed A.
     if (loops.amxTiles)
-      known = !loops.flippedA && loops.kGroup == (operandType.isInteger(8) ? 4 : 2);
+      known = !loops.flippedA &&
+              loops.kGroup == (operandType.isInteger(8) ? 4 : 2);
     if (!known)
       return failure();
   }
