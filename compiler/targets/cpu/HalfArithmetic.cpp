@@ -96,6 +96,62 @@ struct SkipRounding : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+// truncf(max/min(extf a, extf b)) marked kiln.widened, a and b of the
+// truncf's 16-bit type: the result is a or b, so no rounding is needed,
+// only the choice, made on the f32 values. A select instead of the
+// rounding (an integer emulation or a vcvtneps2bf16 per element) lets a
+// bf16 max pool's window loop run like the f32 one. The choice follows
+// each op's semantics: maximumf / minimumf return a NaN operand and order
+// -0 below +0; maxnumf / minnumf return the other operand of a NaN.
+struct ExactHalfMinMax : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp round,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = round.getIn().getDefiningOp();
+    if (!round->hasAttr(kWidenedAttr) || !op ||
+        !isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp>(op))
+      return failure();
+    auto extA = op->getOperand(0).getDefiningOp<arith::ExtFOp>();
+    auto extB = op->getOperand(1).getDefiningOp<arith::ExtFOp>();
+    if (!extA || !extB || extA.getIn().getType() != round.getType() ||
+        extB.getIn().getType() != round.getType())
+      return failure();
+    Location loc = round.getLoc();
+    Value fa = extA, fb = extB;
+    bool greater = isa<arith::MaximumFOp, arith::MaxNumFOp>(op);
+    bool nanWins = isa<arith::MaximumFOp, arith::MinimumFOp>(op);
+    auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+      return arith::CmpFOp::create(rewriter, loc, p, x, y).getResult();
+    };
+    // Ties (only -0 against +0 differ): the max takes a when a's sign bit
+    // is clear, the min when it is set.
+    Type bits = withElement(fa.getType(), rewriter.getI32Type());
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(bits)));
+    Value tieTakesA = arith::CmpIOp::create(
+        rewriter, loc,
+        greater ? arith::CmpIPredicate::sge : arith::CmpIPredicate::slt,
+        arith::BitcastOp::create(rewriter, loc, bits, fa), zero);
+    Value takeA = arith::OrIOp::create(
+        rewriter, loc,
+        cmp(greater ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+            fa, fb),
+        arith::AndIOp::create(rewriter, loc,
+                              cmp(arith::CmpFPredicate::OEQ, fa, fb),
+                              tieTakesA));
+    // maximumf / minimumf: a NaN a wins; maxnumf / minnumf: a wins over
+    // a NaN b (and both NaN: a, a NaN).
+    takeA = arith::OrIOp::create(
+        rewriter, loc, takeA,
+        nanWins ? cmp(arith::CmpFPredicate::UNO, fa, fa)
+                : cmp(arith::CmpFPredicate::UNO, fb, fb));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(round, takeA, extA.getIn(),
+                                                 extB.getIn());
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes) {
@@ -104,7 +160,7 @@ LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes) {
   RewritePatternSet patterns(module.getContext());
   patterns.add<WidenOperation>(module.getContext(),
                                SmallVector<Type>(halfTypes));
-  patterns.add<SkipRounding>(module.getContext());
+  patterns.add<SkipRounding, ExactHalfMinMax>(module.getContext());
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("widening 16-bit arithmetic did not converge");
   return success();
