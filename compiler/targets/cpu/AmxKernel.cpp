@@ -110,13 +110,20 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap aMap = maps[loops->lhs], bMap = maps[loops->rhs],
             cMap = maps.back();
+  Type operand = loops->operandType;
+  Type accElem = loops->accumulatorType;
+  bool integer = isa<IntegerType>(accElem);
+  int64_t kStep = kAmxRowBytes / (operand.getIntOrFloatBitWidth() / 8);
   if (!plainDimsEndingIn(aMap, loops->m, kDim) ||
       !plainDimsEndingIn(cMap, loops->m, loops->n) ||
-      (packHere && !plainDimsEndingIn(bMap, kDim, loops->n)) ||
-      kTotal % group != 0)
-    return op.emitOpError("the 'amx' path needs A indexed (.., m, k), C "
-                          "(.., m, n) and K a multiple of ")
-           << group;
+      (packHere && !plainDimsEndingIn(bMap, kDim, loops->n)))
+    return op.emitOpError("the 'amx' path needs A indexed (.., m, k), B "
+                          "(.., k, n) or packed, and C (.., m, n)");
+  if (rowsTotal < kAmxTileRows || colsTotal < kAmxTileRows ||
+      kTotal % kStep != 0)
+    return op.emitOpError("the 'amx' path needs a workgroup tile of at "
+                          "least 16 x 16 outputs and K a multiple of ")
+           << kStep;
   Value a = op.getDpsInputOperand(loops->lhs)->get();
   Value b = op.getDpsInputOperand(loops->rhs)->get();
   Value c = op.getDpsInitOperand(0)->get();
@@ -125,8 +132,24 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
       return op.emitOpError("the 'amx' path needs unit-stride rows in A, B "
                             "and C");
 
-  // Looked up before this kernel adds ops (its stack buffers) in between.
+  // The accumulators start at the fill value. Edge tiles overlap their
+  // neighbours (below), which only a fill makes exact. Looked up before
+  // this kernel adds ops (its stack buffers) in between.
   linalg::FillOp fill = findFoldableFill(op, c);
+  if (!fill)
+    return op.emitOpError("the 'amx' path needs C filled right before the "
+                          "contraction");
+  Value packedB = b;
+  if (auto slice = b.getDefiningOp<memref::SubViewOp>(); slice && !packHere)
+    packedB = slice.getSource();
+  auto bType = cast<MemRefType>(packedB.getType());
+  if (!packHere &&
+      (bType.getRank() != 4 || !bType.hasStaticShape() ||
+       bType.getDimSize(2) != kAmxTileRows || bType.getDimSize(3) != group ||
+       !bType.getLayout().isIdentity()))
+    return op.emitOpError("the 'amx' path needs the packed B [ceil(N/16)][K/")
+           << group << "][16][" << group << "] itself";
+
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -139,20 +162,11 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   // workgroup's first tile panel (its columns start at a multiple of 16;
   // workgroup tiling slices B through a map whose extents are not the
   // panels'). One B tile is 16 rows of 64 contiguous bytes.
-  Value packedB = b;
   Value panelBase = zero;
-  if (auto slice = b.getDefiningOp<memref::SubViewOp>(); slice && !packHere) {
-    packedB = slice.getSource();
-    panelBase = getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                slice.getMixedOffsets()[0]);
-  }
-  auto bType = cast<MemRefType>(packedB.getType());
-  if (!packHere &&
-      (bType.getRank() != 4 || !bType.hasStaticShape() ||
-       bType.getDimSize(2) != kAmxTileRows || bType.getDimSize(3) != group ||
-       !bType.getLayout().isIdentity()))
-    return op.emitOpError("the 'amx' path needs the packed B [ceil(N/16)][K/")
-           << group << "][16][" << group << "] itself";
+  if (packedB != b)
+    panelBase = getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        b.getDefiningOp<memref::SubViewOp>().getMixedOffsets()[0]);
   Value bStride = index(kAmxTileRows * group);
   // A computed B: each 32-column block of it is packed, all of K, into
   // the tile-panel rows [K/g][32 * g] (zero past the valid columns), read
@@ -167,22 +181,7 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                         loops->operandType),
         rewriter.getI64IntegerAttr(64));
 
-  Type operand = loops->operandType;
-  Type accElem = loops->accumulatorType;
-  bool integer = isa<IntegerType>(accElem);
-  int64_t kStep = kAmxRowBytes / (operand.getIntOrFloatBitWidth() / 8);
-  if (rowsTotal < kAmxTileRows || colsTotal < kAmxTileRows ||
-      kTotal % kStep != 0)
-    return op.emitOpError("the 'amx' path needs a workgroup tile of at "
-                          "least 16 x 16 outputs and K a multiple of ")
-           << kStep;
-
-  // The accumulators start at the fill value: tilezero, or a 16x16 stack
-  // tile of it. Edge tiles overlap their neighbours (below), which only a
-  // fill makes exact.
-  if (!fill)
-    return op.emitOpError("the 'amx' path needs C filled right before the "
-                          "contraction");
+  // A zero fill is tilezero; any other value a 16x16 stack tile of it.
   Value fillValue = fill.getDpsInputs()[0];
   bool zeroFill = matchPattern(fillValue, m_Zero()) ||
                   matchPattern(fillValue, m_AnyZeroFloat());
@@ -220,12 +219,6 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
         rewriter, loc, MemRefType::get({kAmxTileRows, kAmxTileRows}, accElem),
         rewriter.getI64IntegerAttr(64));
 
-  auto indicesOf = [](AffineMap map, ArrayRef<Value> dims) {
-    SmallVector<Value> indices;
-    for (AffineExpr e : map.getResults())
-      indices.push_back(dims[cast<AffineDimExpr>(e).getPosition()]);
-    return indices;
-  };
   // Row tile starts of a block at `start`: start + 16 i, clamped to
   // rows - 16.
   auto rowStarts = [&](OpBuilder &bb, Location bl, Value start) {
@@ -249,6 +242,9 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                        Value m0, Value n0, ArrayRef<int64_t> columns) {
     int64_t colTiles = columns.size();
     SmallVector<Value> rowStart = rowStarts(bb, bl, m0);
+    // Column tile j's first column, and where its B tile lies: in the
+    // packed constant, tile panel panelBase + column / 16; in the panel
+    // this kernel packed, columns 16 j of the block.
     SmallVector<Value> colStart, panel;
     Value tileWidth = arith::ConstantIndexOp::create(bb, bl, kAmxTileRows);
     for (int64_t j = 0; j < colTiles; ++j) {
@@ -257,8 +253,14 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                                                  arith::ConstantIndexOp::create(
                                                      bb, bl, j * kAmxTileRows));
       colStart.push_back(col);
-      panel.push_back(arith::AddIOp::create(
-          bb, bl, panelBase, arith::DivUIOp::create(bb, bl, col, tileWidth)));
+      panel.push_back(
+          packHere
+              ? arith::ConstantIndexOp::create(bb, bl, j * kAmxTileRows * group)
+                    .getResult()
+              : arith::AddIOp::create(
+                    bb, bl, panelBase,
+                    arith::DivUIOp::create(bb, bl, col, tileWidth))
+                    .getResult());
     }
     SmallVector<Value> accs;
     for (int64_t t = 0; t < rowTiles * colTiles; ++t) {
@@ -281,22 +283,18 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
           SmallVector<Value> as, bs;
           for (Value row : rowStart) {
             d[loops->m] = row;
-            as.push_back(
-                amx::TileLoadOp::create(lb, ll, aTile, a, indicesOf(aMap, d)));
+            as.push_back(amx::TileLoadOp::create(
+                lb, ll, aTile, a, operandIndices(lb, ll, aMap, d)));
           }
           Value kRow = arith::DivUIOp::create(lb, ll, k0, groupSize);
           Value c0 = arith::ConstantIndexOp::create(lb, ll, 0);
-          for (auto [j, p] : llvm::enumerate(panel)) {
-            if (packHere) {
-              bs.push_back(amx::TileLoadOp::create(
-                  lb, ll, bTile, panelBuffer,
-                  ValueRange{kRow, arith::ConstantIndexOp::create(
-                                       lb, ll, j * kAmxTileRows * group)}));
-              continue;
-            }
-            bs.push_back(amx::TileLoadOp::create(
-                lb, ll, bTile, packedB, ValueRange{p, kRow, c0, c0}, bStride));
-          }
+          for (Value p : panel)
+            bs.push_back(
+                packHere ? amx::TileLoadOp::create(lb, ll, bTile, panelBuffer,
+                                                   ValueRange{kRow, p})
+                         : amx::TileLoadOp::create(lb, ll, bTile, packedB,
+                                                   ValueRange{p, kRow, c0, c0},
+                                                   bStride));
           SmallVector<Value> out;
           for (int64_t i = 0; i < rowTiles; ++i)
             for (int64_t j = 0; j < colTiles; ++j) {
@@ -317,7 +315,8 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
         dims[loops->m] = rowStart[i];
         dims[loops->n] = colStart[j];
         if (columns[j] == kAmxTileRows) {
-          amx::TileStoreOp::create(bb, bl, c, indicesOf(cMap, dims), acc);
+          amx::TileStoreOp::create(bb, bl, c,
+                                   operandIndices(bb, bl, cMap, dims), acc);
           continue;
         }
         Value c0 = arith::ConstantIndexOp::create(bb, bl, 0);
@@ -331,8 +330,8 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                                              ValueRange{rowIndex, c0});
           SmallVector<Value> at = dims;
           at[loops->m] = arith::AddIOp::create(bb, bl, rowStart[i], rowIndex);
-          vector::MaskedStoreOp::create(bb, bl, c, indicesOf(cMap, at), mask,
-                                        row);
+          vector::MaskedStoreOp::create(
+              bb, bl, c, operandIndices(bb, bl, cMap, at), mask, row);
         }
       }
   };
@@ -391,7 +390,7 @@ LogicalResult emitAmxContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
                                    lb, ll, k0,
                                    arith::ConstantIndexOp::create(lb, ll, j));
             d[loops->n] = n0;
-            SmallVector<Value> at = indicesOf(bMap, d);
+            SmallVector<Value> at = operandIndices(lb, ll, bMap, d);
             rows.push_back(mask ? vector::MaskedLoadOp::create(
                                       lb, ll, rowType, b, at, mask, zeros)
                                       .getResult()

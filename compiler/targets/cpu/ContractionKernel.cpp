@@ -419,8 +419,6 @@ linalg::FillOp findFoldableFill(linalg::LinalgOp op, Value out) {
   return nullptr;
 }
 
-namespace {
-
 // Indices of an operand for the loop values `dims`.
 SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
                                   ArrayRef<Value> dims) {
@@ -437,6 +435,8 @@ SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
   }
   return indices;
 }
+
+namespace {
 
 // The accumulators' start values: a splat of the fill value in the first K
 // block when C was just filled (the fill is folded away), else C as

@@ -115,6 +115,11 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 Value interleaveVectors(OpBuilder &b, Location loc, Value v0, Value v1,
                         int64_t n, int64_t width);
 
+// Indices of an operand (through its indexing map) for the loop values
+// `dims`; non-dim results become affine.apply or constants.
+SmallVector<Value> operandIndices(OpBuilder &b, Location loc, AffineMap map,
+                                  ArrayRef<Value> dims);
+
 // The fill of `out` that the bufferized `op` accumulates onto, when
 // nothing between them touches memory (the subviews of the operands may
 // sit in between): the kernels start their accumulators at its value and
