@@ -256,6 +256,35 @@ def ort_session(model, options=None, providers=("CPUExecutionProvider",)):
     return ort.InferenceSession(source, options, providers=list(providers))
 
 
+def qdq_reference(model, inputs, scales):
+    """onnxruntime's outputs for a QDQ model: its fused session's (the
+    int8 kernels after its QDQ fusion), unless on some output they are
+    more than one unit of that output's scale (`scales`: name -> scale)
+    away from its unfused graph (dequantize, f32 op, quantize: the ONNX
+    definition); then the unfused outputs. onnxruntime 1.23.2's fused
+    int8 convolutions on a Sapphire-Rapids-class Xeon (AMX) were off by up
+    to 250 units, from a 1x1 conv with C*K = 13 on. Returns (outputs as
+    name -> array, a note or None)."""
+    session = ort_session(model)
+    names = [o.name for o in session.get_outputs()]
+    fused = dict(zip(names, session.run(None, inputs)))
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    unfused = dict(zip(names, ort_session(model, options).run(None, inputs)))
+    worst = 0.0
+    for name in names:
+        scale = scales.get(name)
+        if scale:
+            diff = np.max(np.abs(fused[name].astype(np.float64) -
+                                 unfused[name].astype(np.float64)))
+            worst = max(worst, float(diff) / scale)
+    if worst <= 1 + 1e-6:
+        return fused, None
+    return unfused, (f"onnxruntime's fused int8 kernels differ from its unfused "
+                     f"QDQ graph by {worst:.0f} units of the output scale on this "
+                     f"host: the unfused graph is the reference")
+
+
 def make_inputs(model, seed, shapes):
     rng = np.random.default_rng(seed)
     initializers = {i.name for i in model.graph.initializer}

@@ -150,24 +150,13 @@ def main():
     for seed in (0, 1):
         inputs = {"input": np.random.default_rng(seed).uniform(-1.2, 1.2, INPUT)
                   .astype(np.float32)}
-        want = compare_with_ort.ort_session(qdq).run(None, inputs)[0]
-        # onnxruntime's fused int8 convolutions (QLinearConv after its QDQ
-        # fusion) are not exact on every CPU: 1.23.2 on a Sapphire-Rapids-
-        # class Xeon (AMX) was off by up to 250 output units, from the 1x1
-        # conv with C*K = 13 on, while its unfused QDQ graph (dequantize,
-        # f32 conv, quantize: the ONNX definition) stayed within one unit
-        # of Kiln. Where the two onnxruntime sessions disagree by more than
-        # a unit, the unfused one is the reference.
-        unfused_options = ort.SessionOptions()
-        unfused_options.graph_optimization_level = (
-            ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-        unfused = compare_with_ort.ort_session(qdq, unfused_options).run(None, inputs)[0]
-        fused_off = float(np.max(np.abs(want.astype(np.float64) - unfused.astype(np.float64))))
-        if fused_off > scale + 1e-6:
-            print(f"note onnxruntime's fused int8 convs differ from its unfused QDQ graph "
-                  f"by {fused_off / scale:.0f} units of the output scale on this host "
-                  f"(seed {seed}): the unfused graph is the reference")
-            want = unfused
+        # onnxruntime's fused int8 convs, or its unfused QDQ graph where
+        # those are off (compare_with_ort.qdq_reference).
+        want, note = compare_with_ort.qdq_reference(
+            qdq, inputs, {qdq_model.graph.output[0].name: scale})
+        want = want[qdq_model.graph.output[0].name]
+        if note:
+            print(f"note {note} (seed {seed})")
         for label, flags, path in configs:
             try:
                 dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs, ["output"])

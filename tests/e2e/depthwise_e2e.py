@@ -179,8 +179,9 @@ def main():
     ]
     for seed in (0, 1):
         inputs = sample(np.random.default_rng(100 + seed))
-        session = compare_with_ort.ort_session(qdq)
-        want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
+        want, note = compare_with_ort.qdq_reference(qdq, inputs, scales)
+        if note:
+            print(f"note {note} (seed {seed})")
         for label, flags, path in configs:
             try:
                 dump, got = compile_and_run(args, qdq, flags, f"int8_{label}_{seed}", inputs, OUTPUTS)
