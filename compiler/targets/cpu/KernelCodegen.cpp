@@ -846,10 +846,6 @@ struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
   }
 };
 
-} // namespace
-
-namespace {
-
 // cf-to-llvm as its pass does it, with AMX tiles among the types: the AMX
 // kernels' K loops carry their accumulator tiles as block arguments,
 // which the pass's own type converter does not know.
