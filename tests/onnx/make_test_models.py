@@ -247,6 +247,22 @@ def small_cnn():
          "small_cnn.onnx")
 
 
+def cnn_body():
+    """A CNN's body past its stem (8 input channels): conv + relu, a strided
+    max pool, a 1x1 conv. Under --precision=bf16 all of it is 16-bit, where
+    small_cnn's one conv (3 input channels: the image) stays f32."""
+    inits = [const("w1", rand(16, 8, 3, 3, seed=7)), const("b1", rand(16, seed=8)),
+             const("w2", rand(16, 16, 1, 1, seed=9))]
+    n = [helper.make_node("Conv", ["x", "w1", "b1"], ["c"], name="conv1",
+                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"], name="relu1"),
+         helper.make_node("MaxPool", ["r"], ["p"], name="pool1", kernel_shape=[3, 3],
+                          strides=[2, 2], pads=[1, 1, 1, 1]),
+         helper.make_node("Conv", ["p", "w2"], ["y"], name="conv2", kernel_shape=[1, 1])]
+    save(model(n, [vi("x", F, [1, 8, 32, 32])], [vi("y", F, [1, 16, 16, 16])], inits,
+               opset=13), "cnn_body.onnx")
+
+
 def attention_block():
     d, h = 8, 2
     inits = [const("ln_s", np.ones(d, np.float32)), const("ln_b", np.zeros(d, np.float32)),
@@ -971,6 +987,7 @@ def main():
     old_ir()
     shape_subgraph()
     small_cnn()
+    cnn_body()
     attention_block()
     opset_variants()
     shape_ops()

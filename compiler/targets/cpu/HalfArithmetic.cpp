@@ -57,11 +57,23 @@ struct WidenOperation : RewritePattern {
       return failure();
     Location loc = op->getLoc();
     Type f32 = rewriter.getF32Type();
+    // Rounding is monotone and keeps a 16-bit value as it is, so a max or
+    // min of rounded f32 values (a conv's result, rounded to bf16, then
+    // clipped at 0 and 6) is the rounding of the max or min of the f32
+    // values, NaNs and signed zeros included: such an operand is read
+    // unrounded, and the chain rounds once at its end.
+    bool monotone = isa<arith::MaximumFOp, arith::MinimumFOp,
+                        arith::MaxNumFOp, arith::MinNumFOp>(op);
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
-      if (isHalf(getElementTypeOrSelf(operand.getType())))
-        operand = arith::ExtFOp::create(
-            rewriter, loc, withElement(operand.getType(), f32), operand);
+      if (isHalf(getElementTypeOrSelf(operand.getType()))) {
+        Type wide = withElement(operand.getType(), f32);
+        auto rounded = operand.getDefiningOp<arith::TruncFOp>();
+        if (monotone && rounded && rounded.getIn().getType() == wide)
+          operand = rounded.getIn();
+        else
+          operand = arith::ExtFOp::create(rewriter, loc, wide, operand);
+      }
       operands.push_back(operand);
     }
     OperationState state(loc, op->getName(), operands,
@@ -157,11 +169,18 @@ struct ExactHalfMinMax : OpRewritePattern<arith::TruncFOp> {
 LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes) {
   if (halfTypes.empty())
     return success();
-  RewritePatternSet patterns(module.getContext());
-  patterns.add<WidenOperation>(module.getContext(),
-                               SmallVector<Type>(halfTypes));
-  patterns.add<SkipRounding, ExactHalfMinMax>(module.getContext());
-  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+  // Two rounds: every op is widened (and every chain's inner roundings
+  // skipped) before any max or min becomes a select of 16-bit operands.
+  // In one round a clip's min could take the select form while the max
+  // feeding it was still a 16-bit op, and the chain would keep a rounding
+  // in its middle.
+  RewritePatternSet widen(module.getContext());
+  widen.add<WidenOperation>(module.getContext(), SmallVector<Type>(halfTypes));
+  widen.add<SkipRounding>(module.getContext());
+  RewritePatternSet select(module.getContext());
+  select.add<ExactHalfMinMax>(module.getContext());
+  if (failed(applyPatternsGreedily(module, std::move(widen))) ||
+      failed(applyPatternsGreedily(module, std::move(select))))
     return module.emitError("widening 16-bit arithmetic did not converge");
   return success();
 }

@@ -41,6 +41,12 @@
 // CHECK: llvm.fcmp "uno" %[[B]], %[[B]] : f32
 // CHECK: llvm.select %{{.*}}, %[[X]], %[[Y]] : i1, bf16
 // CHECK-NOT: fptrunc
+// CHECK-LABEL: llvm.func internal @dispatch_4_impl(
+// CHECK: %[[S:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[M:.*]] = llvm.intr.maximum(%[[S]], %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT: %[[N:.*]] = llvm.intr.minimum(%[[M]], %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT: llvm.fptrunc %[[N]] {kiln.widened} : f32 to bf16
+// CHECK-NOT: llvm.select
 // CHECK-LABEL: llvm.func internal @dispatch_0(
 
 // Without AVX512-BF16 (x86-64-v3) the widening is a shift, and the choice
@@ -86,6 +92,26 @@ func.func private @dispatch_3(%a: tensor<64xbf16>, %b: tensor<64xbf16>) -> tenso
   ^bb0(%x: bf16, %y: bf16, %o: bf16):
     %m = arith.minnumf %x, %y : bf16
     linalg.yield %m : bf16
+  } -> tensor<64xbf16>
+  return %1 : tensor<64xbf16>
+}
+// A conv's bias add rounded to bf16, then clipped at 0 and 6 (ReLU6):
+// rounding is monotone and keeps 0 and 6, so the clip of the rounded sum
+// is the rounding of the clipped sum. The max and min run on the f32 sum
+// and one rounding ends the chain (before: a rounding after the add, then
+// the compare-and-select of each of the two ops above).
+func.func private @dispatch_4(%a: tensor<64xf32>, %b: tensor<64xbf16>) -> tensor<64xbf16> attributes {kiln.dispatch} {
+  %zero = arith.constant 0.0 : bf16
+  %six = arith.constant 6.0 : bf16
+  %0 = tensor.empty() : tensor<64xbf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a, %b : tensor<64xf32>, tensor<64xbf16>) outs(%0 : tensor<64xbf16>) {
+  ^bb0(%x: f32, %y: bf16, %o: bf16):
+    %e = arith.extf %y : bf16 to f32
+    %s = arith.addf %x, %e : f32
+    %r = arith.truncf %s : f32 to bf16
+    %m = arith.maximumf %r, %zero : bf16
+    %n = arith.minimumf %m, %six : bf16
+    linalg.yield %n : bf16
   } -> tensor<64xbf16>
   return %1 : tensor<64xbf16>
 }

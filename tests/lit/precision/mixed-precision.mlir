@@ -106,15 +106,40 @@ func.func @attention(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // Convolution with its bias and clip epilogue; ops already in f16 are left alone.
 // CHECK-LABEL: func.func @conv(
-// BF16: kiln.conv {{.*}} : tensor<1x2x5x5xbf16>, tensor<3x2x3x3xbf16>, tensor<3xbf16>
+// BF16: kiln.conv {{.*}} : tensor<1x4x5x5xbf16>, tensor<3x4x3x3xbf16>, tensor<3xbf16>
 // BF16: kiln.clip {{.*}} : tensor<1x3x3x3xbf16>
 // BF16: kiln.cast {{.*}} to f32 : tensor<1x3x3x3xbf16>
 // BF16: kiln.matmul %arg1, %arg1 : tensor<2x2xf16>, tensor<2x2xf16>
-func.func @conv(%x: tensor<1x2x5x5xf32>, %y: tensor<2x2xf16>) -> (tensor<1x3x3x3xf32>, tensor<2x2xf16>) {
-  %w = kiln.constant dense<0.5> : tensor<3x2x3x3xf32>
+func.func @conv(%x: tensor<1x4x5x5xf32>, %y: tensor<2x2xf16>) -> (tensor<1x3x3x3xf32>, tensor<2x2xf16>) {
+  %w = kiln.constant dense<0.5> : tensor<3x4x3x3xf32>
   %b = kiln.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
-  %0 = kiln.conv %x, %w, %b : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>
+  %0 = kiln.conv %x, %w, %b : tensor<1x4x5x5xf32>, tensor<3x4x3x3xf32>, tensor<3xf32>
   %1 = kiln.clip %0 {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x3x3x3xf32>
   %2 = kiln.matmul %y, %y : tensor<2x2xf16>, tensor<2x2xf16>
   return %1, %2 : tensor<1x3x3x3xf32>, tensor<2x2xf16>
+}
+
+// A CNN's stem (one group, fewer than 4 input channels: the image) stays
+// f32, and the region starts at its result: its relu and max pool join the
+// next conv's region, with one cast between the stem and the relu. A
+// depthwise conv over 3 channels (groups = 3) is no stem and moves.
+// CHECK-LABEL: func.func @stem(
+// BF16: %[[S:.*]] = kiln.conv %arg0, {{.*}} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>
+// BF16: %[[H:.*]] = kiln.cast %[[S]] to bf16 : tensor<1x4x8x8xf32>
+// BF16: kiln.relu %[[H]] : tensor<1x4x8x8xbf16>
+// BF16: kiln.max_pool
+// BF16-SAME: tensor<1x4x8x8xbf16>
+// BF16: kiln.conv {{.*}} : tensor<1x4x4x4xbf16>, tensor<4x4x1x1xbf16>
+// BF16: kiln.conv {{.*}}groups = 3{{.*}} : tensor<1x3x8x8xbf16>, tensor<3x1x3x3xbf16>
+func.func @stem(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x3x8x8xf32>) {
+  %w = kiln.constant dense<0.5> : tensor<4x3x3x3xf32>
+  %b = kiln.constant dense<1.0> : tensor<4xf32>
+  %w2 = kiln.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %wd = kiln.constant dense<0.125> : tensor<3x1x3x3xf32>
+  %0 = kiln.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>
+  %1 = kiln.relu %0 : tensor<1x4x8x8xf32>
+  %2 = kiln.max_pool %1 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32>
+  %3 = kiln.conv %2, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>
+  %4 = kiln.conv %x, %wd {groups = 3 : i64, pads = array<i64: 1, 1, 1, 1>} : tensor<1x3x8x8xf32>, tensor<3x1x3x3xf32>
+  return %3, %4 : tensor<1x4x4x4xf32>, tensor<1x3x8x8xf32>
 }
