@@ -37,26 +37,98 @@ std::optional<unsigned> offsetDim(AffineExpr expr, unsigned dim,
 
 } // namespace
 
-FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
-  FailureOr<ContractionLoops> c = matchContraction(op);
-  // The weight (A) is shared by every row and lane; the input (B) moves
-  // with both.
-  if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
-      c->scalarPerRow)
+namespace {
+
+// A max pool: `out = max(out, x)` (maximumf or maxnumf, either operand
+// order) over a float x, with a second input (the window) the body does
+// not read, and the output of x's type: its loops up to kh and kw (which
+// matchDepthwise finds from the input map, as for convolutions).
+FailureOr<DepthwiseLoops> matchMaxPool(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1)
     return failure();
-  bool floats = c->operandType.isF32() || c->operandType.isBF16() ||
-                c->operandType.isF16();
-  if (!((floats && c->accumulatorType.isF32()) ||
-        (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
+  Block &body = generic.getRegion().front();
+  Value in = body.getArgument(0), window = body.getArgument(1),
+        out = body.getArgument(2);
+  // The tap may be x rounded to the output's 16-bit type first (a conv's
+  // rounding epilogue fused into the pool): rounding is monotone, so the
+  // max of the rounded taps is the rounding of the f32 max, which the
+  // kernel computes and rounds where it stores it.
+  Value tap = in;
+  Operation *max = &body.front();
+  if (auto round = dyn_cast<arith::TruncFOp>(max)) {
+    if (round.getIn() != in || !in.getType().isF32())
+      return failure();
+    tap = round.getResult();
+    max = max->getNextNode();
+  }
+  if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(max) ||
+      max->getNextNode() != body.getTerminator())
+    return failure();
+  if (!window.use_empty() ||
+      !((max->getOperand(0) == out && max->getOperand(1) == tap) ||
+        (max->getOperand(0) == tap && max->getOperand(1) == out)) ||
+      body.getTerminator()->getOperand(0) != max->getResult(0) ||
+      !tap.hasOneUse())
+    return failure();
+  Type elt = in.getType();
+  if (!(elt.isF32() || elt.isBF16() || elt.isF16()) ||
+      out.getType() != tap.getType())
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap c = maps[2];
+  if (c.getNumResults() < 2)
+    return failure();
+  auto oh = dyn_cast<AffineDimExpr>(c.getResult(c.getNumResults() - 2));
+  auto ow = dyn_cast<AffineDimExpr>(c.getResult(c.getNumResults() - 1));
+  AffineMap x = maps[0];
+  if (!oh || !ow || x.getNumResults() < 2)
     return failure();
   DepthwiseLoops loops;
-  loops.oh = c->m;
-  loops.ow = c->n;
-  loops.input = c->rhs;
-  loops.filter = c->lhs;
-  loops.stride = c->laneStride;
-  loops.operandType = c->operandType;
-  loops.accumulatorType = c->accumulatorType;
+  loops.oh = oh.getPosition();
+  loops.ow = ow.getPosition();
+  loops.input = 0;
+  loops.filter = 1;
+  // The stride: the one that leaves a plain window dim beside ow.
+  loops.stride = 0;
+  for (int64_t s : {1, 2})
+    if (offsetDim(x.getResults().back(), loops.ow, s, op.getNumLoops()))
+      loops.stride = s;
+  if (loops.stride == 0)
+    return failure();
+  loops.operandType = elt;
+  loops.accumulatorType = out.getType();
+  loops.poolMax = max->getName().getStringRef();
+  return loops;
+}
+
+} // namespace
+
+FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
+  DepthwiseLoops loops;
+  if (FailureOr<DepthwiseLoops> pool = matchMaxPool(op); succeeded(pool)) {
+    loops = *pool;
+  } else {
+    FailureOr<ContractionLoops> c = matchContraction(op);
+    // The weight (A) is shared by every row and lane; the input (B) moves
+    // with both.
+    if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
+        c->scalarPerRow)
+      return failure();
+    bool floats = c->operandType.isF32() || c->operandType.isBF16() ||
+                  c->operandType.isF16();
+    if (!((floats && c->accumulatorType.isF32()) ||
+          (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
+      return failure();
+    loops.oh = c->m;
+    loops.ow = c->n;
+    loops.input = c->rhs;
+    loops.filter = c->lhs;
+    loops.stride = c->laneStride;
+    loops.operandType = c->operandType;
+    loops.accumulatorType = c->accumulatorType;
+  }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap x = maps[loops.input], w = maps[loops.filter];
   unsigned numDims = op.getNumLoops();
@@ -109,6 +181,8 @@ FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
   return loops;
 }
 
+bool floatTaps(StringRef native) { return native == "fma" || native == "max"; }
+
 int64_t depthwiseGroup(StringRef native) {
   if (native == "vnni")
     return 4;
@@ -120,7 +194,7 @@ int64_t depthwiseGroup(StringRef native) {
 int64_t depthwisePhases(StringRef native, int64_t stride) {
   // fma reads every other element of a double-width load at stride 2 and
   // keeps its lanes in pixel order: one phase at either stride.
-  if (native == "fma")
+  if (floatTaps(native))
     return stride == 1 || stride == 2 ? 1 : 0;
   return depthwiseGroup(native) / stride;
 }
@@ -169,7 +243,7 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
     // whole planes and, on small planes, tiles the flat grid: paired, 1
     // thread, Conv+Clip, Zen 4: 96x28x28 0.35x, 384x14x14 0.29x, 960x7x7
     // 0.49x the time of the row tiles (docs/design.md).
-    tile.native = "fma";
+    tile.native = loops->poolMax.empty() ? "fma" : "max";
   }
   int64_t unit = depthwisePhases(tile.native, s) * chunk;
   if (unit == 0)
@@ -191,7 +265,7 @@ std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
   bool flatFits = ceilTo(grid, flatTile) * 4 <= 64 * 1024;
   tile.flat = !bounded && flatFits && flatUse > rowsUse;
   tile.pixels = tile.flat ? flatTile : rowsTile;
-  if (tile.native == "fma") {
+  if (floatTaps(tile.native)) {
     // One FMA chain per accumulator, 4 cycles each: about 8 chains keep
     // both FMA pipes busy (4 with 16 vector registers, which also hold
     // the weights). Flat tiles take up to that many vectors, as long as
@@ -344,13 +418,20 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t group = depthwiseGroup(native);
   int64_t s = loops->stride;
   bool integer = loops->operandType.isInteger(8);
-  if (!(native == "vnni" || native == "pmaddwd" || native == "fma") ||
-      integer != (native != "fma"))
+  bool pool = !loops->poolMax.empty();
+  if (!(native == "vnni" || native == "pmaddwd" || floatTaps(native)) ||
+      integer != !floatTaps(native))
     return op.emitOpError("the depthwise path '")
            << native << "' does not take " << loops->operandType
-           << " operands (vnni and pmaddwd take i8, fma f32, bf16 or f16)";
+           << " operands (vnni and pmaddwd take i8, fma and max f32, bf16 "
+              "or f16)";
+  if (pool != (native == "max"))
+    return op.emitOpError("the depthwise path '")
+           << native << "' does not run "
+           << (pool ? "a max pool (its path is 'max')"
+                    : "a convolution ('max' is max pooling's path)");
   int64_t phases = depthwisePhases(native, s);
-  if (phases == 0 || (native != "fma" && group % s != 0))
+  if (phases == 0 || (!floatTaps(native) && group % s != 0))
     return op.emitOpError("the depthwise path '")
            << native << "' cannot run stride " << s;
   int64_t chunk = std::max<int64_t>(vectorBits / 32, 4);
@@ -423,20 +504,23 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Type elt = loops->operandType, acc = loops->accumulatorType;
+  // `stored` is the output's type; accumulators are f32 for float taps
+  // (a 16-bit pool's maxima round back where they are stored, exactly).
+  Type elt = loops->operandType, stored = loops->accumulatorType;
   Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
        i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Type acc = floatTaps(native) ? rewriter.getF32Type() : stored;
   auto accType = VectorType::get({chunk}, acc);
-  if (cast<MemRefType>(c.getType()).getElementType() != acc)
+  if (cast<MemRefType>(c.getType()).getElementType() != stored)
     return op.emitOpError("depthwise tiles store ")
-           << acc << " accumulators: the output must be " << acc;
+           << stored << " results: the output must be " << stored;
   // 16-bit float planes are widened to f32 once per channel into a stack
   // copy, which every tap then reads: one conversion per input element
   // rather than one per tap (KH x KW per output). Except bf16 at stride 2:
   // a 32-bit lane of the plane holds the tap in its low half, and a bf16
   // is the top half of its f32, so one shift per tap widens exactly the
   // elements the lanes need (the f32 path's even-lane permute goes too).
-  bool bf16Pairs = native == "fma" && elt.isBF16() && s == 2;
+  bool bf16Pairs = floatTaps(native) && elt.isBF16() && s == 2;
   bool widen = !integer && !elt.isF32() && !bf16Pairs;
   Type f32 = rewriter.getF32Type();
   Type dataElt = widen ? f32 : elt;
@@ -446,7 +530,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return op.emitOpError("needs static planes for depthwise tiles");
   // Elements one load reads: `group` per lane (fma: `s` per lane, of which
   // the first is the tap).
-  bool wideFma = native == "fma" && s == 2;
+  bool wideFma = floatTaps(native) && s == 2;
   int64_t loadLen = wideFma ? chunk * 2 : chunk * group;
   auto loadType = VectorType::get({loadLen}, dataElt);
   auto loadMaskType = VectorType::get({loadLen}, rewriter.getI1Type());
@@ -457,7 +541,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   Value gridBuffer;
   if (tile.flat)
     gridBuffer = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get({gridTiles * tile.pixels}, acc),
+        rewriter, loc, MemRefType::get({gridTiles * tile.pixels}, stored),
         rewriter.getI64IntegerAttr(64));
   Value widePlane;
   if (widen)
@@ -561,7 +645,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<Value> weights;
   Value weightSum = arith::ConstantOp::create(
       rewriter, loc, rewriter.getIntegerAttr(i32, 0));
-  for (int64_t r = 0; r < kh; ++r)
+  for (int64_t r = 0; r < kh && !pool; ++r)
     for (int64_t j = 0; j < groupsPerRow; ++j) {
       SmallVector<Value> taps;
       for (int64_t t = 0; t < group; ++t) {
@@ -607,6 +691,8 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // Every accumulator starts at the fill value; vpdpbusd's sums come out
   // 128 * sum(w) high (x read as x + 128), so they start that much lower.
   Value startValue = fill.getDpsInputs()[0];
+  if (startValue.getType() != acc)
+    startValue = arith::ExtFOp::create(rewriter, loc, acc, startValue);
   if (native == "vnni")
     startValue = arith::SubIOp::create(
         rewriter, loc, startValue,
@@ -707,7 +793,16 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     SmallVector<Value> accs(tileBlocks * phases, accStart);
     for (int64_t r = 0; r < kh; ++r)
       for (int64_t j = 0; j < groupsPerRow; ++j) {
-        Value weight = weights[r * groupsPerRow + j];
+        Value weight = pool ? Value() : weights[r * groupsPerRow + j];
+        // A pool combines each tap with its own max; a conv multiplies it
+        // by its weight and adds.
+        auto combine = [&](Value taps, Value sum) -> Value {
+          if (!pool)
+            return vector::FMAOp::create(b, loc, weight, taps, sum);
+          OperationState state(loc, loops->poolMax, ValueRange{sum, taps},
+                               TypeRange{accType});
+          return b.create(state)->getResult(0);
+        };
         for (int64_t tb = 0; tb < tileBlocks; ++tb)
           for (int64_t p = 0; p < phases; ++p) {
             int64_t rb = tb / blocks, blk = tb % blocks;
@@ -743,7 +838,7 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                       DenseElementsAttr::get(VectorType::get({chunk}, i32),
                                              b.getIntegerAttr(i32, 16))));
               Value taps = vector::BitCastOp::create(b, loc, accType, high);
-              sum = vector::FMAOp::create(b, loc, weight, taps, sum);
+              sum = combine(taps, sum);
             } else if (wideFma) {
               // Lane i's tap is element 2 i: one permute of the even ones
               // (vpermt2ps on AVX-512).
@@ -752,9 +847,9 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                 evens.push_back(2 * i);
               Value taps =
                   vector::ShuffleOp::create(b, loc, data, data, evens);
-              sum = vector::FMAOp::create(b, loc, weight, taps, sum);
-            } else if (native == "fma") {
-              sum = vector::FMAOp::create(b, loc, weight, data, sum);
+              sum = combine(taps, sum);
+            } else if (floatTaps(native)) {
+              sum = combine(data, sum);
             } else if (native == "vnni") {
               Value flipped = arith::XOrIOp::create(b, loc, data, flip);
               sum = LLVM::CallIntrinsicOp::create(
@@ -783,7 +878,10 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     SmallVector<Value> out;
     for (int64_t tb = 0; tb < tileBlocks; ++tb) {
       ArrayRef<Value> ph(accs.data() + tb * phases, phases);
-      if (phases == 1)
+      if (phases == 1 && stored != acc)
+        out.push_back(arith::TruncFOp::create(
+            b, loc, VectorType::get({unit}, stored), ph[0]));
+      else if (phases == 1)
         out.push_back(ph[0]);
       else if (phases == 2)
         out.push_back(interleave(b, loc, ph[0], ph[1]));
@@ -927,11 +1025,11 @@ LogicalResult emitDepthwiseKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                    index(rewriter, oh), index(rewriter, 1));
     rewriter.setInsertionPointToStart(rows.getBody());
     Value row = rows.getInductionVar();
-    auto copyType = VectorType::get({chunk}, acc);
+    auto copyType = VectorType::get({chunk}, stored);
     auto copyMaskType = VectorType::get({chunk}, rewriter.getI1Type());
     Value copyZeros = arith::ConstantOp::create(
         rewriter, loc, copyType,
-        DenseElementsAttr::get(copyType, rewriter.getZeroAttr(acc)));
+        DenseElementsAttr::get(copyType, rewriter.getZeroAttr(stored)));
     Value rowStart =
         arith::MulIOp::create(rewriter, loc, row, index(rewriter, pitch));
     for (int64_t next = 0; next < ow; next += chunk) {

@@ -35,6 +35,14 @@
 //    taps (one shift per tap, no permute).
 // The weight groups are broadcast once per channel. No shuffle is needed
 // to build the tap groups: overlapping loads do it.
+//  - "max" (max pooling, f32 maxima, g = 1, P = 1): the same plane walk
+//    and tap loads as "fma", each tap combined by the pool's own max
+//    (maximumf or maxnumf) instead of an FMA, with no filter (the pool's
+//    window operand only gives KH x KW). 16-bit planes widen as for fma
+//    and the maxima round back where they are stored, exactly (a max is
+//    one of its operands). Before, LLVM left the pool's output-row loop
+//    scalar (stride-2 loads and the NaN-exact max priced as scalarized)
+//    or, for bf16, gathered its taps element by element.
 //
 // Tiles of `pixels` output pixels either walk each output row ("rows":
 // stored straight into the output, masked at the row's end) or the whole
@@ -66,18 +74,24 @@ struct DepthwiseLoops {
   unsigned input, filter;               // input operand numbers
   int64_t stride = 1;                   // 1 or 2, both spatial dims
   Type operandType;                     // f32 or i8
-  Type accumulatorType;                 // f32 or i32
+  Type accumulatorType;                 // f32 or i32; a pool's output type
+  // Max pooling: the combining op's name (arith.maximumf or
+  // arith.maxnumf), empty for a convolution. `filter` is then the window
+  // operand, whose values are never read.
+  StringRef poolMax;
 };
 
-// Matches `out += x * w` (f32, or i8 x i8 -> i32 with extsi operands)
-// whose input map ends in (s * oh + kh, s * ow + kw) (s = 1 or 2, no
-// dilation), filter map in (kh, kw), output map in (oh, ow), where every
-// other reduction has extent 1 and nothing else reads oh, ow, kh or kw.
+// Matches `out += x * w` (f32, or i8 x i8 -> i32 with extsi operands), or
+// a max pool's `out = max(out, x)` (f32, bf16 or f16, with a window
+// operand in place of w), whose input map ends in (s * oh + kh,
+// s * ow + kw) (s = 1 or 2, no dilation), filter map in (kh, kw), output
+// map in (oh, ow), where every other reduction has extent 1 and nothing
+// else reads oh, ow, kh or kw.
 FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op);
 
 // The kernel's shape for one dispatch.
 struct DepthwiseTile {
-  std::string native;   // "vnni", "pmaddwd" or "fma"
+  std::string native;   // "vnni", "pmaddwd", "fma" or "max"
   int64_t pixels = 0;   // output pixels per tile (whole vector groups)
   bool flat = false;    // tiles span rows of the flat grid
   int64_t rows = 1;     // output rows per tile (rows mode)
@@ -92,8 +106,8 @@ int64_t depthwisePhases(llvm::StringRef native, int64_t stride);
 // The kernel the backend picks for a depthwise `op` (on tensors, static
 // shapes) on `target`, or nullopt when the contraction kernel should run
 // it: int8 takes "vnni" where the target has it, else "pmaddwd" on
-// 256-bit vectors or wider; f32, bf16 and f16 with f32 sums take "fma";
-// on whichever of row tiles and the flat grid keeps more lanes busy.
+// 256-bit vectors or wider; f32, bf16 and f16 with f32 sums take "fma",
+// max pools "max"; on whichever of row tiles and the flat grid keeps more lanes busy.
 std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
                                                  const TargetChoice &target);
 

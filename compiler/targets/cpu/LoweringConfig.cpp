@@ -78,10 +78,10 @@ namespace {
 LogicalResult readDepthwiseConfig(func::FuncOp dispatch, DictionaryAttr dict,
                                   LoweringConfig &config) {
   auto native = dict.getAs<StringAttr>("native");
-  if (!native || !llvm::is_contained({"vnni", "pmaddwd", "fma"},
+  if (!native || !llvm::is_contained({"vnni", "pmaddwd", "fma", "max"},
                                      native.getValue()))
     return dispatch.emitError("the depthwise strategy needs 'native' = "
-                              "\"vnni\", \"pmaddwd\" or \"fma\"");
+                              "\"vnni\", \"pmaddwd\", \"fma\" or \"max\"");
   config.native = native.getValue().str();
   auto pixels = dyn_cast_or_null<IntegerAttr>(dict.get("pixel_tile"));
   if (!pixels || pixels.getInt() < 1 || pixels.getInt() > 1024)
@@ -343,11 +343,20 @@ std::optional<int64_t> reductionStrideBytes(RegisterTileCandidate &c) {
 // for element (through a permutation map), so that its rows and lanes map
 // onto the root's tiled dims.
 std::optional<RegisterTileCandidate> registerTileCandidate(func::FuncOp dispatch,
-                                                           Operation *root) {
+                                                           Operation *root,
+                                                           bool maxPool = false) {
   std::optional<RegisterTileCandidate> found;
   dispatch.walk([&](linalg::LinalgOp op) {
     if (found)
       return;
+    if (maxPool) {
+      // A max pool has no contraction loops; the depthwise kernel's own
+      // match finds its planes.
+      FailureOr<DepthwiseLoops> pool = matchDepthwise(op);
+      if (succeeded(pool) && !pool->poolMax.empty())
+        found = RegisterTileCandidate{op, ContractionLoops{}, AffineMap()};
+      return;
+    }
     if (FailureOr<ContractionLoops> loops = matchContraction(op); succeeded(loops))
       found = RegisterTileCandidate{op, *loops, AffineMap()};
   });
@@ -719,6 +728,23 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   }
   config.workgroupTile = elementwiseTile(bounds, splittable);
 
+  // Max pools: the depthwise kernel's plane walk with a max for the FMA
+  // (DepthwiseKernel.h), one workgroup per channel plane.
+  if (options.registerTiles)
+    if (std::optional<RegisterTileCandidate> pool =
+            registerTileCandidate(dispatch, root, /*maxPool=*/true))
+      if (std::optional<DepthwiseTile> dw =
+              chooseDepthwiseTile(pool->op, target))
+        if (std::optional<SmallVector<int64_t>> tiles =
+                depthwiseWorkgroupTile(*pool, rootOp, bounds)) {
+          config.strategy = Strategy::Depthwise;
+          config.workgroupTile = *tiles;
+          config.native = dw->native;
+          config.pixelTile = dw->pixels;
+          config.flatPlane = dw->flat;
+          config.pixelRows = dw->rows;
+          return config;
+        }
   std::optional<RegisterTileCandidate> candidate =
       registerTileCandidate(dispatch, root);
   if (!candidate || !options.registerTiles) {
