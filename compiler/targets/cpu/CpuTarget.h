@@ -35,6 +35,11 @@ struct TargetChoice {
   // (bf16 pairs summed into f32 lanes; AVX512-BF16, 512-bit only here).
   bool hasVnni = false;
   bool hasBf16Dot = false;
+  // Whether the backend chooses vdpbf16ps (packing bf16 weights and
+  // computed panels in K pairs) where it has it; false where the
+  // instruction is slower than widening to f32 and FMAs (CpuTarget.cpp).
+  // A contraction whose B is already in pairs still runs it.
+  bool prefersBf16Dot = false;
   // Native f16 arithmetic (AVX512-FP16: vaddph, vfmadd231ph, ...). Without
   // it, f16 values are only stored in 16 bits and computed in f32
   // (HalfArithmetic.h).

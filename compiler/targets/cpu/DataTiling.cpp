@@ -71,7 +71,7 @@ std::optional<Packing> choosePacking(linalg::LinalgOp op,
   // 128 x 3072 x 768 tile loop ran 0.77 ms strided, 0.55 ms in panels).
   if (loops.operandType.isBF16() && amx)
     return Packing{2, false, 0, true};
-  if (loops.operandType.isBF16() && target.hasBf16Dot)
+  if (loops.operandType.isBF16() && target.prefersBf16Dot)
     return Packing{2, false};
   // f32 on AVX2: B's rows lie N * 4 bytes apart, so each k of a lane tile
   // is a line on another page (every 4 KiB page when N = 1024) that the

@@ -847,7 +847,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                   : target.vectorBits == 256 && narrowLhs ? "pmaddubsw"
                   : target.vectorBits >= 256              ? "pmaddwd"
                                                           : "";
-    else if (target.hasBf16Dot)
+    else if (target.prefersBf16Dot)
       panelPath = "dpbf16";
     if (!panelPath.empty()) {
       config.native = panelPath.str();

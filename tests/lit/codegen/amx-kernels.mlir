@@ -11,11 +11,13 @@
 //    is (tdpbssd); the same weights packed for a dispatch that cannot
 //    take AMX tiles get vpdpbusd's layout and correction (dispatch_2:
 //    M = 8).
-//  - bf16: K pairs (dispatch_3, K = 48, keeps vdpbf16ps's layout).
+//  - bf16 that the tile unit does not take stays unpacked (dispatch_3,
+//    K = 48): on the AMX Xeons vdpbf16ps is slower than widening to f32
+//    and FMAs (CpuTarget.cpp), so it converts on load.
 //  - A computed B is not packed here (dispatch_4).
 //  - The tile kernel needs M, N >= 16 and K a multiple of one 64-byte tile
 //    row (32 bf16, 64 i8); other contractions keep the vector paths:
-//    dispatch_2 (M = 8, vnni) and dispatch_3 (K = 48, dpbf16).
+//    dispatch_2 (M = 8, vnni) and dispatch_3 (K = 48, convert).
 //  - cooperlake (AVX512-BF16 and VNNI, no AMX) takes the vector paths
 //    everywhere.
 
@@ -23,7 +25,7 @@
 // PACK: call @dispatch_0(%{{.*}}, %{{.*}}) : (tensor<64x128xi8>, tensor<3x32x16x4xi8>) -> tensor<64x48xi32>
 // PACK: call @dispatch_1(%{{.*}}, %{{.*}}) : (tensor<40x64xbf16>, tensor<2x32x16x2xbf16>) -> tensor<40x24xf32>
 // PACK: call @dispatch_2(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x128xi8>, tensor<32x48x4xi8>, tensor<48xi32>) -> tensor<8x48xi32>
-// PACK: call @dispatch_3(%{{.*}}, %{{.*}}) : (tensor<40x48xbf16>, tensor<24x24x2xbf16>) -> tensor<40x24xf32>
+// PACK: call @dispatch_3(%{{.*}}, %{{.*}}) : (tensor<40x48xbf16>, tensor<48x24xbf16>) -> tensor<40x24xf32>
 // PACK-LABEL: func.func private @dispatch_0(
 // PACK-SAME: tensor<3x32x16x4xi8>
 // PACK: arith.extsi
@@ -37,7 +39,7 @@
 // CONFIG-LABEL: func.func private @dispatch_2(
 // CONFIG-SAME: native = "vnni"
 // CONFIG-LABEL: func.func private @dispatch_3(
-// CONFIG-SAME: native = "dpbf16"
+// CONFIG-SAME: native = "convert"
 
 // A computed B (a convolution's im2col columns, dispatch_4) is packed by
 // the kernel into tile panels, a 32-column block at a time.
