@@ -83,8 +83,9 @@ FailureOr<TargetChoice> resolveTarget(const std::string &cpu,
   choice.hasBf16Dot =
       choice.vectorBits >= 512 && info->checkFeatures("+avx512bf16");
   // The AMX Xeons (Sapphire Rapids class) run vdpbf16ps at well under the
-  // FMA's rate: 16 independent zmm chains measured 1.21 G instructions/s
-  // against vfmadd231ps's 5.41 (38.7 against 86.6 G multiply-adds/s), so
+  // FMA's rate: 16 independent zmm chains measured 1.68 G instructions/s
+  // against vfmadd231ps's 6.71 (54 against 107 G multiply-adds/s; its
+  // vpdpbusd ran at the FMA's 6.72), so
   // the bf16 contractions the tile unit does not take are faster widened
   // to f32 on load. Zen 4 and 5 (AVX512-BF16 without AMX) keep it.
   choice.prefersBf16Dot =
