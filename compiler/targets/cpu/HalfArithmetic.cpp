@@ -57,23 +57,11 @@ struct WidenOperation : RewritePattern {
       return failure();
     Location loc = op->getLoc();
     Type f32 = rewriter.getF32Type();
-    // Rounding is monotone and keeps a 16-bit value as it is, so a max or
-    // min of rounded f32 values (a conv's result, rounded to bf16, then
-    // clipped at 0 and 6) is the rounding of the max or min of the f32
-    // values, NaNs and signed zeros included: such an operand is read
-    // unrounded, and the chain rounds once at its end.
-    bool monotone = isa<arith::MaximumFOp, arith::MinimumFOp,
-                        arith::MaxNumFOp, arith::MinNumFOp>(op);
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
-      if (isHalf(getElementTypeOrSelf(operand.getType()))) {
-        Type wide = withElement(operand.getType(), f32);
-        auto rounded = operand.getDefiningOp<arith::TruncFOp>();
-        if (monotone && rounded && rounded.getIn().getType() == wide)
-          operand = rounded.getIn();
-        else
-          operand = arith::ExtFOp::create(rewriter, loc, wide, operand);
-      }
+      if (isHalf(getElementTypeOrSelf(operand.getType())))
+        operand = arith::ExtFOp::create(
+            rewriter, loc, withElement(operand.getType(), f32), operand);
       operands.push_back(operand);
     }
     OperationState state(loc, op->getName(), operands,
@@ -88,6 +76,52 @@ struct WidenOperation : RewritePattern {
       value = round;
     }
     rewriter.replaceOp(op, value);
+    return success();
+  }
+
+  SmallVector<Type> halfTypes;
+};
+
+// max/min(truncf(x), b) on a 16-bit type, x f32: truncf(max/min(x,
+// extf(b))). Rounding is monotone and keeps a 16-bit value as it is, so
+// the two are the same bits for every x and b, NaNs and signed zeros
+// included; the rounding the IR asked for (a conv's result rounded to
+// bf16, a cast into a 16-bit region) moves past the max or min instead of
+// going, so whatever reads the result still reads a rounded value. A
+// conv's ReLU6 clip then runs on the f32 sum with one rounding after it,
+// where the widened 16-bit max and min would have compared and selected
+// (ExactHalfMinMax) after a rounding of the sum.
+struct HoistRoundingPastMinMax : RewritePattern {
+  HoistRoundingPastMinMax(MLIRContext *context, SmallVector<Type> halfTypes)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        halfTypes(std::move(halfTypes)) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp>(op) ||
+        !llvm::is_contained(halfTypes,
+                            getElementTypeOrSelf(op->getResult(0).getType())))
+      return failure();
+    Type type = op->getResult(0).getType();
+    Type wide = withElement(type, rewriter.getF32Type());
+    auto unrounded = [&](Value v) -> Value {
+      auto round = v.getDefiningOp<arith::TruncFOp>();
+      return round && round.getIn().getType() == wide ? round.getIn()
+                                                      : Value();
+    };
+    Value a = unrounded(op->getOperand(0)), b = unrounded(op->getOperand(1));
+    if (!a && !b)
+      return failure();
+    Location loc = op->getLoc();
+    if (!a)
+      a = arith::ExtFOp::create(rewriter, loc, wide, op->getOperand(0));
+    if (!b)
+      b = arith::ExtFOp::create(rewriter, loc, wide, op->getOperand(1));
+    OperationState state(loc, op->getName(), ValueRange{a, b},
+                         TypeRange{wide}, op->getAttrs());
+    Value result = rewriter.create(state)->getResult(0);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, result);
     return success();
   }
 
@@ -169,11 +203,17 @@ struct ExactHalfMinMax : OpRewritePattern<arith::TruncFOp> {
 LogicalResult widenHalfArithmetic(ModuleOp module, ArrayRef<Type> halfTypes) {
   if (halfTypes.empty())
     return success();
-  // Two rounds: every op is widened (and every chain's inner roundings
-  // skipped) before any max or min becomes a select of 16-bit operands.
-  // In one round a clip's min could take the select form while the max
-  // feeding it was still a 16-bit op, and the chain would keep a rounding
-  // in its middle.
+  // Three rounds: roundings move past the maxima and minima first, then
+  // every op is widened (and every chain's inner roundings skipped), and
+  // only then may a max or min become a select of 16-bit operands. In one
+  // round a clip's min could take the select form while the max feeding
+  // it was still a 16-bit op, and the chain would keep a rounding in its
+  // middle.
+  RewritePatternSet hoist(module.getContext());
+  hoist.add<HoistRoundingPastMinMax>(module.getContext(),
+                                     SmallVector<Type>(halfTypes));
+  if (failed(applyPatternsGreedily(module, std::move(hoist))))
+    return module.emitError("widening 16-bit arithmetic did not converge");
   RewritePatternSet widen(module.getContext());
   widen.add<WidenOperation>(module.getContext(), SmallVector<Type>(halfTypes));
   widen.add<SkipRounding>(module.getContext());

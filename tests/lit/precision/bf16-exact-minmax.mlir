@@ -45,7 +45,7 @@
 // CHECK: %[[S:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: %[[M:.*]] = llvm.intr.maximum(%[[S]], %{{.*}}) : (f32, f32) -> f32
 // CHECK-NEXT: %[[N:.*]] = llvm.intr.minimum(%[[M]], %{{.*}}) : (f32, f32) -> f32
-// CHECK-NEXT: llvm.fptrunc %[[N]] {kiln.widened} : f32 to bf16
+// CHECK-NEXT: llvm.fptrunc %[[N]] : f32 to bf16
 // CHECK-NOT: llvm.select
 // CHECK-LABEL: llvm.func internal @dispatch_0(
 
@@ -97,9 +97,11 @@ func.func private @dispatch_3(%a: tensor<64xbf16>, %b: tensor<64xbf16>) -> tenso
 }
 // A conv's bias add rounded to bf16, then clipped at 0 and 6 (ReLU6):
 // rounding is monotone and keeps 0 and 6, so the clip of the rounded sum
-// is the rounding of the clipped sum. The max and min run on the f32 sum
-// and one rounding ends the chain (before: a rounding after the add, then
-// the compare-and-select of each of the two ops above).
+// is the rounding of the clipped sum, bit for bit. The rounding moves
+// past the max and min, which run on the f32 sum (before: a rounding
+// after the add, then the compare-and-select of each of the two ops
+// above). It stays a rounding the IR asked for (not kiln.widened): an op
+// after the clip would still read the rounded value.
 func.func private @dispatch_4(%a: tensor<64xf32>, %b: tensor<64xbf16>) -> tensor<64xbf16> attributes {kiln.dispatch} {
   %zero = arith.constant 0.0 : bf16
   %six = arith.constant 6.0 : bf16
