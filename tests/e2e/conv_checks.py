@@ -10,6 +10,7 @@ import re
 import subprocess
 import tempfile
 
+import numpy as np
 import onnx
 from onnx import helper
 
@@ -125,3 +126,15 @@ def save_model(graph, path):
     onnx.checker.check_model(model)
     onnx.save(model, path)
     return path
+
+
+def check_outputs(check, label, got, want, atol, rtol):
+    """One check per output of `want`: max|got - want| <= atol + rtol *
+    max|want| (an output missing from `got`, or of another shape, fails)."""
+    for name in sorted(want):
+        g, w = got.get(name), want[name]
+        diff = float(np.max(np.abs(g.astype(np.float64) - w))) \
+            if g is not None and g.shape == w.shape else float("inf")
+        bound = atol + rtol * float(np.max(np.abs(w)))
+        check(diff <= bound, f"{label} {name} {w.shape}: max|kiln - ort| = "
+              f"{diff:.3g} (<= {bound:.3g})")

@@ -72,7 +72,7 @@ from onnxruntime import quantization as q
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
 from conv_checks import (Checks, parse_args, save_model, compile_and_run, dispatches,  # noqa: E402
-                         host_has, cpu_of, isa_of)
+                         host_has, cpu_of, isa_of, check_outputs)
 
 # name, channels, input H x W, kernel, stride, pads (top, left, bottom, right)
 CONVS = [
@@ -261,13 +261,7 @@ def main():
             check.skip(f"float [{label}]: compiled, not run (this host cannot run "
                        f"{cpu_of(flags)} code)")
             continue
-        for name in sorted(want):
-            g, w = got.get(name), want[name]
-            diff = float(np.max(np.abs(g.astype(np.float64) - w))) \
-                if g is not None and g.shape == w.shape else float("inf")
-            bound = atol + rtol * float(np.max(np.abs(w)))
-            check(diff <= bound, f"float [{label}] {name} {w.shape}: max|kiln - ort| = "
-                  f"{diff:.3g} (<= {bound:.3g})")
+        check_outputs(check, f"float [{label}]", got, want, atol, rtol)
 
     return check.summary()
 

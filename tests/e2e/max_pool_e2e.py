@@ -44,7 +44,7 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_with_ort  # noqa: E402
 from conv_checks import (Checks, parse_args, save_model, compile_and_run,  # noqa: E402
-                         dispatches, cpu_of, isa_of)
+                         dispatches, cpu_of, isa_of, check_outputs)
 
 # name, channels, input H x W, kernel, stride, pads (top, left, bottom,
 # right), ceil_mode, dilation
@@ -144,13 +144,7 @@ def main():
             check.skip(f"[{label}]: compiled, not run (this host cannot run "
                        f"{cpu_of(flags)} code)")
             continue
-        for name in sorted(want):
-            g, w = got.get(name), want[name]
-            diff = float(np.max(np.abs(g.astype(np.float64) - w))) \
-                if g is not None and g.shape == w.shape else float("inf")
-            bound = rtol * float(np.max(np.abs(w)))
-            check(diff <= bound, f"[{label}] {name} {w.shape}: max|kiln - ort| = "
-                  f"{diff:.3g} (<= {bound:.3g})")
+        check_outputs(check, f"[{label}]", got, want, 0, rtol)
     return check.summary()
 
 

@@ -728,23 +728,30 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   }
   config.workgroupTile = elementwiseTile(bounds, splittable);
 
-  // Max pools: the depthwise kernel's plane walk with a max for the FMA
-  // (DepthwiseKernel.h), one workgroup per channel plane.
+  // The depthwise kernel's configuration for `op` (DepthwiseKernel.h),
+  // whole channel planes per workgroup, where it takes it.
+  auto depthwise = [&](const RegisterTileCandidate &op) -> bool {
+    std::optional<DepthwiseTile> dw = chooseDepthwiseTile(op.op, target);
+    if (!dw)
+      return false;
+    std::optional<SmallVector<int64_t>> tiles =
+        depthwiseWorkgroupTile(op, rootOp, bounds);
+    if (!tiles)
+      return false;
+    config.strategy = Strategy::Depthwise;
+    config.workgroupTile = *tiles;
+    config.native = dw->native;
+    config.pixelTile = dw->pixels;
+    config.flatPlane = dw->flat;
+    config.pixelRows = dw->rows;
+    return true;
+  };
+  // Max pools: the depthwise kernel's plane walk with a max for the FMA.
   if (options.registerTiles)
     if (std::optional<RegisterTileCandidate> pool =
-            registerTileCandidate(dispatch, root, /*maxPool=*/true))
-      if (std::optional<DepthwiseTile> dw =
-              chooseDepthwiseTile(pool->op, target))
-        if (std::optional<SmallVector<int64_t>> tiles =
-                depthwiseWorkgroupTile(*pool, rootOp, bounds)) {
-          config.strategy = Strategy::Depthwise;
-          config.workgroupTile = *tiles;
-          config.native = dw->native;
-          config.pixelTile = dw->pixels;
-          config.flatPlane = dw->flat;
-          config.pixelRows = dw->rows;
-          return config;
-        }
+            registerTileCandidate(dispatch, root, /*maxPool=*/true);
+        pool && depthwise(*pool))
+      return config;
   std::optional<RegisterTileCandidate> candidate =
       registerTileCandidate(dispatch, root);
   if (!candidate || !options.registerTiles) {
@@ -775,20 +782,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
 
   // Depthwise convolutions: the flat-plane kernel where it pays
   // (DepthwiseKernel.h), one workgroup per channel plane.
-  if (candidate->loops.vectorPerRow && !candidate->loops.scalarPerRow)
-    if (std::optional<DepthwiseTile> dw =
-            chooseDepthwiseTile(candidate->op, target)) {
-      if (std::optional<SmallVector<int64_t>> tiles =
-              depthwiseWorkgroupTile(*candidate, rootOp, bounds)) {
-        config.strategy = Strategy::Depthwise;
-        config.workgroupTile = *tiles;
-        config.native = dw->native;
-        config.pixelTile = dw->pixels;
-        config.flatPlane = dw->flat;
-        config.pixelRows = dw->rows;
-        return config;
-      }
-    }
+  if (candidate->loops.vectorPerRow && !candidate->loops.scalarPerRow &&
+      depthwise(*candidate))
+    return config;
 
   const ContractionLoops *loops = &candidate->loops;
   SmallVector<int64_t> ranges = candidate->op.getStaticLoopRanges();
