@@ -103,32 +103,38 @@ FailureOr<DepthwiseLoops> matchMaxPool(linalg::LinalgOp op) {
   return loops;
 }
 
-} // namespace
-
-FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
+// A depthwise convolution's multiply-add: its loops up to kh and kw.
+FailureOr<DepthwiseLoops> matchDepthwiseConv(linalg::LinalgOp op) {
+  FailureOr<ContractionLoops> c = matchContraction(op);
+  // The weight (A) is shared by every row and lane; the input (B) moves
+  // with both.
+  if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
+      c->scalarPerRow)
+    return failure();
+  bool floats = c->operandType.isF32() || c->operandType.isBF16() ||
+                c->operandType.isF16();
+  if (!((floats && c->accumulatorType.isF32()) ||
+        (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
+    return failure();
   DepthwiseLoops loops;
-  if (FailureOr<DepthwiseLoops> pool = matchMaxPool(op); succeeded(pool)) {
-    loops = *pool;
-  } else {
-    FailureOr<ContractionLoops> c = matchContraction(op);
-    // The weight (A) is shared by every row and lane; the input (B) moves
-    // with both.
-    if (failed(c) || c->kGroup != 1 || c->flippedA || !c->vectorPerRow ||
-        c->scalarPerRow)
-      return failure();
-    bool floats = c->operandType.isF32() || c->operandType.isBF16() ||
-                  c->operandType.isF16();
-    if (!((floats && c->accumulatorType.isF32()) ||
-          (c->operandType.isInteger(8) && c->accumulatorType.isInteger(32))))
-      return failure();
-    loops.oh = c->m;
-    loops.ow = c->n;
-    loops.input = c->rhs;
-    loops.filter = c->lhs;
-    loops.stride = c->laneStride;
-    loops.operandType = c->operandType;
-    loops.accumulatorType = c->accumulatorType;
-  }
+  loops.oh = c->m;
+  loops.ow = c->n;
+  loops.input = c->rhs;
+  loops.filter = c->lhs;
+  loops.stride = c->laneStride;
+  loops.operandType = c->operandType;
+  loops.accumulatorType = c->accumulatorType;
+  return loops;
+}
+
+// The rest of matchDepthwise for either kind: the window dims kh and kw
+// from the input map (s * oh + kh, s * ow + kw), the filter or window map
+// (kh, kw), and the other dims.
+FailureOr<DepthwiseLoops> completeDepthwise(linalg::LinalgOp op,
+                                            FailureOr<DepthwiseLoops> found) {
+  if (failed(found))
+    return failure();
+  DepthwiseLoops loops = *found;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap x = maps[loops.input], w = maps[loops.filter];
   unsigned numDims = op.getNumLoops();
@@ -179,6 +185,18 @@ FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
     }
   }
   return loops;
+}
+
+} // namespace
+
+FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op) {
+  FailureOr<DepthwiseLoops> pool = matchMaxPool(op);
+  return completeDepthwise(op, succeeded(pool) ? pool
+                                               : matchDepthwiseConv(op));
+}
+
+FailureOr<DepthwiseLoops> matchDepthwiseMaxPool(linalg::LinalgOp op) {
+  return completeDepthwise(op, matchMaxPool(op));
 }
 
 bool floatTaps(StringRef native) { return native == "fma" || native == "max"; }

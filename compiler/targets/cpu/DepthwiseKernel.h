@@ -88,6 +88,8 @@ struct DepthwiseLoops {
 // map in (oh, ow), where every other reduction has extent 1 and nothing
 // else reads oh, ow, kh or kw.
 FailureOr<DepthwiseLoops> matchDepthwise(linalg::LinalgOp op);
+// The same for max pools only (no contraction match is tried).
+FailureOr<DepthwiseLoops> matchDepthwiseMaxPool(linalg::LinalgOp op);
 
 // The kernel's shape for one dispatch.
 struct DepthwiseTile {
@@ -107,7 +109,8 @@ int64_t depthwisePhases(llvm::StringRef native, int64_t stride);
 // shapes) on `target`, or nullopt when the contraction kernel should run
 // it: int8 takes "vnni" where the target has it, else "pmaddwd" on
 // 256-bit vectors or wider; f32, bf16 and f16 with f32 sums take "fma",
-// max pools "max"; on whichever of row tiles and the flat grid keeps more lanes busy.
+// max pools "max"; on whichever of row tiles and the flat grid keeps more
+// lanes busy.
 std::optional<DepthwiseTile> chooseDepthwiseTile(linalg::LinalgOp op,
                                                  const TargetChoice &target);
 

@@ -352,8 +352,7 @@ std::optional<RegisterTileCandidate> registerTileCandidate(func::FuncOp dispatch
     if (maxPool) {
       // A max pool has no contraction loops; the depthwise kernel's own
       // match finds its planes.
-      FailureOr<DepthwiseLoops> pool = matchDepthwise(op);
-      if (succeeded(pool) && !pool->poolMax.empty())
+      if (succeeded(matchDepthwiseMaxPool(op)))
         found = RegisterTileCandidate{op, ContractionLoops{}, AffineMap()};
       return;
     }
