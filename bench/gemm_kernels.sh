@@ -37,7 +37,10 @@ bench() { # name, kilnc flags...
 }
 bench fp32
 bench bf16-native --precision=bf16
-bench bf16-convert --precision=bf16 --cpu=x86-64-v4
+# The convert path is AVX-512 code (x86-64-v4), which only such a CPU runs.
+if grep -q -w avx512f /proc/cpuinfo; then
+  bench bf16-convert --precision=bf16 --cpu=x86-64-v4
+fi
 int8() { # file, cpu, kernels...
   local file="$1" cpu="$2"; shift 2
   local llc_cpu="$cpu"

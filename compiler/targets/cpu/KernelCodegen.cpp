@@ -36,6 +36,7 @@
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/DepthwisePad.h"
+#include "compiler/targets/cpu/ErfApproximation.h"
 #include "compiler/targets/cpu/HalfArithmetic.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
 #include "compiler/targets/cpu/LoopOrder.h"
@@ -1105,8 +1106,11 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
       expanded.push_back("roundeven");
     math::populateExpansionPatterns(patterns, expanded);
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
+    // erf first loses a division by a constant (benefit 2), then becomes
+    // Kiln's single-range rational function (ErfApproximation.h) rather
+    // than MLIR's three-interval one.
     patterns.add<ErfOfQuotientByConstant>(ctx);
-    populatePolynomialApproximateErfPattern(patterns);
+    populateErfApproximationPatterns(patterns);
     populatePolynomialApproximateTanhPattern(patterns);
     // The predicate sees full operation names ("math.exp"); matching bare
     // mnemonics here once left exp/log/sin/cos as scalar libm calls that
@@ -1115,7 +1119,7 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
         patterns, [](StringRef name) {
           return llvm::is_contained(
               {math::TanhOp::getOperationName(), math::ExpOp::getOperationName(),
-               math::LogOp::getOperationName(), math::ErfOp::getOperationName(),
+               math::LogOp::getOperationName(),
                math::SinOp::getOperationName(), math::CosOp::getOperationName(),
                math::ExpM1Op::getOperationName(),
                math::Log1pOp::getOperationName(),
