@@ -88,6 +88,22 @@ def compile_and_run(args, model_path, flags, label, inputs, names):
     return dump, got
 
 
+def checked_run(check, args, model_path, flags, label, inputs, names):
+    """compile_and_run for one configuration of a test: a kilnc or kiln
+    failure is a failed check (returns None, None); an artifact this host
+    cannot run is a skipped one (returns dump, None)."""
+    try:
+        dump, got = compile_and_run(args, model_path, flags, label.replace(" ", "_"),
+                                    inputs, names)
+    except (RuntimeError, compare_with_ort.KilnRunError) as e:
+        check(False, f"[{label}]: {e}")
+        return None, None
+    if got is None:
+        check.skip(f"[{label}]: compiled, not run (this host cannot run "
+                   f"{cpu_of(flags)} code)")
+    return dump, got
+
+
 def dispatches(dump):
     """(header, node names, config) of every dispatch in a --dump-dispatches,
     in order. The header is the `dispatch_N (called ...): ops -> type` line."""

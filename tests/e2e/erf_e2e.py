@@ -36,9 +36,8 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_with_ort  # noqa: E402
-from conv_checks import (Checks, parse_args, save_model, compile_and_run,  # noqa: E402
-                         cpu_of, check_outputs)
+from conv_checks import (Checks, parse_args, save_model, checked_run,  # noqa: E402
+                         check_outputs)
 
 ROWS, COLS, HIDDEN = 4, 1024, 96
 OUTPUTS = ["erf_out", "gelu_out", "erf_small"]
@@ -118,15 +117,8 @@ def main():
         ("fp16 x86-64-v3", ["--cpu=x86-64-v3", "--precision=fp16"], 0.01),
     ]
     for label, flags, rtol in configs:
-        try:
-            _, got = compile_and_run(args, model, flags, label.replace(" ", "_"),
-                                     inputs, OUTPUTS)
-        except (RuntimeError, compare_with_ort.KilnRunError) as e:
-            check(False, f"[{label}]: {e}")
-            continue
+        _, got = checked_run(check, args, model, flags, label, inputs, OUTPUTS)
         if got is None:
-            check.skip(f"[{label}]: compiled, not run (this host cannot run "
-                       f"{cpu_of(flags)} code)")
             continue
         if rtol is None:
             check_erf(check, f"[{label}]", got.get("erf_out"), inputs["x"],
