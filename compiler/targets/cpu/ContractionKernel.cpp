@@ -483,14 +483,15 @@ bool widensRowPanel(const ContractionLoops &loops, AffineMap aMap,
 }
 
 // Copies rows `readRows` of A, k in [k0, kEnd), into the f32 `panel`
-// [rows][>= kEnd - k0 rounded up to `chunk`], extending `chunk` elements
-// per instruction (vcvtph2ps for f16); the last partial chunk of a row
-// goes element by element (no masked 16-bit loads, which LLVM may
-// scalarize anyway).
+// [rows][>= kEnd - k0 rounded up to `chunk`] (row i of the panel, or row
+// `panelRows[i]` when given), extending `chunk` elements per instruction
+// (vcvtph2ps for f16); the last partial chunk of a row goes element by
+// element (no masked 16-bit loads, which LLVM may scalarize anyway).
 void widenRowPanel(OpBuilder &b, Location loc, Value a, AffineMap aMap,
                    ArrayRef<Value> dims, const ContractionLoops &loops,
                    ArrayRef<Value> readRows, Value k0, Value kEnd,
-                   Value panel, int64_t chunk) {
+                   Value panel, int64_t chunk,
+                   ArrayRef<Value> panelRows = {}) {
   Type f32 = b.getF32Type();
   Type half = loops.operandType;
   auto index = [&](int64_t v) {
@@ -505,7 +506,8 @@ void widenRowPanel(OpBuilder &b, Location loc, Value a, AffineMap aMap,
   auto wideType = VectorType::get({chunk}, f32);
   unsigned k = loops.reductions.front();
   for (auto [i, row] : llvm::enumerate(readRows)) {
-    Value rowIndex = index(static_cast<int64_t>(i));
+    Value rowIndex =
+        panelRows.empty() ? index(static_cast<int64_t>(i)) : panelRows[i];
     auto at = [&](OpBuilder &bb, Location bl, Value kk) {
       SmallVector<Value> point(dims);
       point[loops.m] = row;
@@ -1126,16 +1128,27 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     }
   }
   // A widened to f32 once per row tile and K block (widensRowPanel), when
-  // its panel fits in 32 KiB of stack.
+  // its panel fits in 32 KiB of stack. Where the workgroup has several
+  // lane tiles, every one of them would widen the same rows again: the
+  // whole workgroup's rows are widened once per K block instead, before
+  // the lane tiles, when that panel fits in 64 KiB (`groupPanel`; bf16
+  // FFN matmuls of bert_encoder, 128 or 66 rows x 4 lane tiles, widened
+  // each row 4 times).
   Value aPanel;
+  bool groupPanel = false;
+  std::optional<int64_t> staticRows = getConstantIntValue(sizes[loops->m]);
+  std::optional<int64_t> staticLanes = getConstantIntValue(sizes[loops->n]);
   if (!panels && !gather && staticK &&
       widensRowPanel(*loops, aMap, a)) {
     int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
     int64_t padded = llvm::alignTo(blockK, chunk);
-    if (rows * padded * 4 <= 32 * 1024)
+    groupPanel = staticRows && staticLanes && *staticLanes > lanes &&
+                 *staticRows > rows && *staticRows * padded * 4 <= 64 * 1024;
+    int64_t panelRows = groupPanel ? *staticRows : rows;
+    if (panelRows * padded * 4 <= (groupPanel ? 64 : 32) * 1024)
       aPanel = memref::AllocaOp::create(
           rewriter, loc,
-          MemRefType::get({rows, padded}, rewriter.getF32Type()),
+          MemRefType::get({panelRows, padded}, rewriter.getF32Type()),
           /*alignment=*/rewriter.getI64IntegerAttr(64));
   }
   // B widened to f32 once per K block and n tile (widensLanePanel) when
@@ -1179,6 +1192,15 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter, loc, kSize, arith::AddIOp::create(rewriter, loc, k0, kStep));
   Value firstBlock = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, k0, zero);
+  if (aPanel && groupPanel)
+    scf::ForOp::create(
+        rewriter, loc, zero, sizes[loops->m], one, ValueRange{},
+        [&](OpBuilder &bb, Location bl, Value m, ValueRange) {
+          SmallVector<Value, 1> row = {m};
+          widenRowPanel(bb, bl, a, aMap, dims, *loops, row, k0, kEnd, aPanel,
+                        chunk, row);
+          scf::YieldOp::create(bb, bl);
+        });
   Value n0, validLanes, rowOfTile, rowStart;
   if (gatherRows) {
     // Lane tiles stop at the end of each output row: a tile covers
@@ -2161,7 +2183,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     };
     SmallVector<Value> init = startAccumulators(
         builder, l, fill, firstBlock, vectorType, rows, loadC);
-    if (aPanel)
+    if (aPanel && !groupPanel)
       widenRowPanel(builder, l, a, aMap, dims, *loops, readRows, k0, kEnd,
                     aPanel, chunk);
     // The reduction nest: K blocks split the outermost reduction dim; the
@@ -2204,8 +2226,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
               body, bl, point[loops->reductions.front()], k0);
           aVector = vector::BroadcastOp::create(
               body, bl, vectorType,
-              memref::LoadOp::create(body, bl, aPanel,
-                                     ValueRange{rowIndex[i], kk}));
+              memref::LoadOp::create(
+                  body, bl, aPanel,
+                  ValueRange{groupPanel ? readRows[i] : rowIndex[i], kk}));
         } else {
           aVector = loadA(body, bl, point);
         }

@@ -7,9 +7,10 @@
 // FMAs). The kernel widens each K block x 32-lane panel of B once per
 // lane tile (one vector<32xbf16> or vector<32xf16> load per k, bf16:
 // zero-extend and shift by 16; f16: fpext, i.e. vcvtph2ps) into an f32
-// stack panel that every row tile of the workgroup reads, and each row
-// tile's 8 rows of A once per K block, 16 elements per conversion, into a
-// second f32 panel; the inner loop is then the f32 one (an f32 B vector,
+// stack panel that every row tile of the workgroup reads, and A, 16
+// elements per conversion, into a second f32 panel: here all 64 rows of
+// the workgroup once per K block, before its two lane tiles (not each row
+// tile's 8 rows in every lane tile; widen-group-rows.mlir); the inner loop is then the f32 one (an f32 B vector,
 // a broadcast f32 A scalar, 8 x vector<32xf32> FMAs), with no per-FMA
 // scalar 16-bit load and conversion of A.
 // Mixed operand types are not register-tiled.
@@ -24,6 +25,9 @@
 // KERNEL-LABEL: llvm.func internal @dispatch_0_impl(
 // (bf16 memory accesses are i16 ones with bitcasts, which LLVM folds: see
 // bf16-arith-in-f32.test.)
+// The A panel: 16 elements of a row per conversion, all rows first.
+// KERNEL: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<16xi16>
+// KERNEL: llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
 // The B panel: 32 lanes per k, widened and stored as f32.
 // KERNEL: %[[B:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<32xi16>
 // KERNEL-NEXT: %[[BB:.*]] = llvm.bitcast %[[B]] : vector<32xi16> to vector<32xbf16>
@@ -34,9 +38,6 @@
 // KERNEL: llvm.store %[[BF]], %{{.*}} : vector<32xf32>, !llvm.ptr
 // Edge lane tiles: masked 16-bit loads, zeros past the valid lanes.
 // KERNEL: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<32xi1>, vector<32xi16>) -> vector<32xi16>
-// The A panel: 16 elements of a row per conversion.
-// KERNEL: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<16xi16>
-// KERNEL: llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
 // The inner loop reads f32 panels only.
 // KERNEL: %[[BP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
 // KERNEL-NOT: i16
@@ -44,12 +45,12 @@
 // KERNEL-NOT: i16
 // KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[BP]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // KERNEL-LABEL: llvm.func internal @dispatch_1_impl(
-// KERNEL: %[[H:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<32xf16>
-// KERNEL-NEXT: %[[HF:.*]] = llvm.fpext %[[H]] : vector<32xf16> to vector<32xf32>
-// KERNEL: llvm.store %[[HF]], %{{.*}} : vector<32xf32>, !llvm.ptr
 // KERNEL: %[[A:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<16xf16>
 // KERNEL-NEXT: %[[AF:.*]] = llvm.fpext %[[A]] : vector<16xf16> to vector<16xf32>
 // KERNEL: llvm.store %[[AF]], %{{.*}} : vector<16xf32>, !llvm.ptr
+// KERNEL: %[[H:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<32xf16>
+// KERNEL-NEXT: %[[HF:.*]] = llvm.fpext %[[H]] : vector<32xf16> to vector<32xf32>
+// KERNEL: llvm.store %[[HF]], %{{.*}} : vector<32xf32>, !llvm.ptr
 // KERNEL: %[[HP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
 // KERNEL-NOT: f16
 // KERNEL-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %[[HP]], %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
