@@ -50,40 +50,30 @@ int main(void) {
 
   __m256i i0 = _mm256_set1_epi8(3), i1 = i0, i2 = i0, i3 = i0;
   __m256i x = _mm256_set1_epi8(5), y = _mm256_set1_epi8(7), o0, o1, o2, o3;
-  t = now();
-  for (long i = 0; i < ITERATIONS; i++)
-    __asm__ volatile(
+/* One unit per accumulator: o is the unit's scratch, acc its sum. */
 #define EXACT(o, acc)                                                          \
   "vpsignb %[x],%[y]," o "\n vpmaddubsw " o ",%[y]," o "\n vpmaddwd %[x]," o \
   "," o "\n vpaddd " o "," acc "," acc "\n"
-        EXACT("%[o0]", "%[i0]") EXACT("%[o1]", "%[i1]")
-        EXACT("%[o2]", "%[i2]") EXACT("%[o3]", "%[i3]")
-        : [i0] "+x"(i0), [i1] "+x"(i1), [i2] "+x"(i2), [i3] "+x"(i3),
-          [o0] "=&x"(o0), [o1] "=&x"(o1), [o2] "=&x"(o2), [o3] "=&x"(o3)
-        : [x] "x"(x), [y] "x"(y));
-  double exact = ITERATIONS * 4 * 32 / (now() - t) * 1e-9;
-  t = now();
-  for (long i = 0; i < ITERATIONS; i++)
-    __asm__ volatile(
 #define PAIR(o, acc) "vpmaddwd %[x],%[y]," o "\n vpaddd " o "," acc "," acc "\n"
-        PAIR("%[o0]", "%[i0]") PAIR("%[o1]", "%[i1]")
-        PAIR("%[o2]", "%[i2]") PAIR("%[o3]", "%[i3]")
-        : [i0] "+x"(i0), [i1] "+x"(i1), [i2] "+x"(i2), [i3] "+x"(i3),
-          [o0] "=&x"(o0), [o1] "=&x"(o1), [o2] "=&x"(o2), [o3] "=&x"(o3)
-        : [x] "x"(x), [y] "x"(y));
-  double pair = ITERATIONS * 4 * 16 / (now() - t) * 1e-9;
-  t = now();
-  for (long i = 0; i < ITERATIONS; i++)
-    __asm__ volatile(
 #define U8(o, acc)                                                             \
   "vpmaddubsw %[x],%[y]," o "\n vpmaddwd %[x]," o "," o "\n vpaddd " o ","     \
   acc "," acc "\n"
-        U8("%[o0]", "%[i0]") U8("%[o1]", "%[i1]")
-        U8("%[o2]", "%[i2]") U8("%[o3]", "%[i3]")
-        : [i0] "+x"(i0), [i1] "+x"(i1), [i2] "+x"(i2), [i3] "+x"(i3),
-          [o0] "=&x"(o0), [o1] "=&x"(o1), [o2] "=&x"(o2), [o3] "=&x"(o3)
-        : [x] "x"(x), [y] "x"(y));
-  double u8 = ITERATIONS * 4 * 32 / (now() - t) * 1e-9;
+/* Multiply-adds per second of four independent UNITs of `per` each. */
+#define RATE(UNIT, per)                                                        \
+  ({                                                                           \
+    double start = now();                                                      \
+    for (long i = 0; i < ITERATIONS; i++)                                      \
+      __asm__ volatile(UNIT("%[o0]", "%[i0]") UNIT("%[o1]", "%[i1]")           \
+                           UNIT("%[o2]", "%[i2]") UNIT("%[o3]", "%[i3]")       \
+                       : [i0] "+x"(i0), [i1] "+x"(i1), [i2] "+x"(i2),          \
+                         [i3] "+x"(i3), [o0] "=&x"(o0), [o1] "=&x"(o1),        \
+                         [o2] "=&x"(o2), [o3] "=&x"(o3)                        \
+                       : [x] "x"(x), [y] "x"(y));                              \
+    ITERATIONS * 4.0 * (per) / (now() - start) * 1e-9;                         \
+  })
+  double exact = RATE(EXACT, 32);
+  double pair = RATE(PAIR, 16);
+  double u8 = RATE(U8, 32);
   printf("exact quad: %6.1f G multiply-adds/s (%.2fx fma)\n", exact, exact / fma);
   printf("pair:       %6.1f G multiply-adds/s (%.2fx fma)\n", pair, pair / fma);
   printf("u8 quad:    %6.1f G multiply-adds/s (%.2fx fma; saturating)\n", u8, u8 / fma);
