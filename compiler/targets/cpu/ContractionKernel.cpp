@@ -1136,28 +1136,26 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // each row 4 times).
   Value aPanel;
   bool groupPanel = false;
-  std::optional<int64_t> staticRows = getConstantIntValue(sizes[loops->m]);
-  std::optional<int64_t> staticLanes = getConstantIntValue(sizes[loops->n]);
+  std::optional<int64_t> staticM = getConstantIntValue(sizes[loops->m]);
+  std::optional<int64_t> staticN = getConstantIntValue(sizes[loops->n]);
+  int64_t blockK =
+      staticK ? (kTile > 0 ? std::min(kTile, *staticK) : *staticK) : 0;
   if (!panels && !gather && staticK &&
       widensRowPanel(*loops, aMap, a)) {
-    int64_t blockK = kTile > 0 ? std::min(kTile, *staticK) : *staticK;
-    int64_t padded = llvm::alignTo(blockK, chunk);
-    groupPanel = staticRows && staticLanes && *staticLanes > lanes &&
-                 *staticRows > rows && *staticRows * padded * 4 <= 64 * 1024;
-    int64_t panelRows = groupPanel ? *staticRows : rows;
-    if (panelRows * padded * 4 <= (groupPanel ? 64 : 32) * 1024)
+    int64_t rowBytes = llvm::alignTo(blockK, chunk) * 4;
+    groupPanel = staticM && staticN && *staticN > lanes && *staticM > rows &&
+                 *staticM * rowBytes <= 64 * 1024;
+    if (groupPanel || rows * rowBytes <= 32 * 1024)
       aPanel = memref::AllocaOp::create(
           rewriter, loc,
-          MemRefType::get({panelRows, padded}, rewriter.getF32Type()),
+          MemRefType::get({groupPanel ? *staticM : rows, rowBytes / 4},
+                          rewriter.getF32Type()),
           /*alignment=*/rewriter.getI64IntegerAttr(64));
   }
   // B widened to f32 once per K block and n tile (widensLanePanel) when
   // the workgroup has several row tiles to share it and the panel fits in
   // 32 KiB of stack; or, f32, copied as it is (`pack_b = "lanes"`).
   Value bPanel;
-  std::optional<int64_t> staticM = getConstantIntValue(sizes[loops->m]);
-  int64_t blockK =
-      staticK ? (kTile > 0 ? std::min(kTile, *staticK) : *staticK) : 0;
   if (copyLanes) {
     if (panels || gatherB || !staticK || !copiesLanePanel(*loops))
       return op.emitOpError("pack_b = \"lanes\" copies a computed f32 B "
