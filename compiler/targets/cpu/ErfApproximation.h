@@ -12,9 +12,11 @@
 
 namespace mlir::kiln::cpu {
 
-/// Adds the rewrite of math.erf (f32, f16 and bf16 operands; f64 is left
-/// alone) into erf(x) = copysign(min(a * P(a^2) / Q(a^2), 1), x) with
-/// a = min(|x|, 4): one division, ten FMAs and no interval selects.
+/// Adds the rewrites of math.erf: erf(x / c) for a constant c becomes
+/// erf(x * (1 / c)) first (exporters' erf GELU), then erf itself (f32, f16
+/// and bf16 operands; f64 is left alone) becomes
+/// copysign(min(a * P(a^2) / Q(a^2), 1), x) with a = min(|x|, 4): one
+/// division, ten FMAs and no interval selects.
 void populateErfApproximationPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::kiln::cpu

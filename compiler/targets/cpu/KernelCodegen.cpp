@@ -810,43 +810,6 @@ LogicalResult emitDepthwise(func::FuncOp kernel, const LoweringConfig &config,
   return success();
 }
 
-// erf(x / c) for a constant c as erf(x * (1 / c)): exporters write erf
-// GELU as x / sqrt(2) (PyTorch's `x / math.sqrt(2.0)`), and a vector
-// division has a fraction of a multiply's throughput, next to the
-// division erf's own rational approximation already does (measured: the
-// FFN-up dispatch of bert_encoder 2.6% faster on a Zen 3). The argument
-// moves by at most an ulp or so, and erf's slope is at most 2/sqrt(pi), so
-// erf moves by about as little; onnxruntime's fused Gelu multiplies by 1/sqrt(2) too. Only erf's
-// argument is changed; divisions elsewhere stay exact.
-struct ErfOfQuotientByConstant : OpRewritePattern<math::ErfOp> {
-  ErfOfQuotientByConstant(MLIRContext *ctx)
-      : OpRewritePattern<math::ErfOp>(ctx, /*benefit=*/2) {}
-  LogicalResult matchAndRewrite(math::ErfOp erf,
-                                PatternRewriter &rewriter) const override {
-    auto div = erf.getOperand().getDefiningOp<arith::DivFOp>();
-    if (!div)
-      return failure();
-    // Elementwise code is still scalar here (LLVM's loop vectorizer widens
-    // it later), so the divisor is a scalar constant.
-    FloatAttr divisor;
-    if (!matchPattern(div.getRhs(), m_Constant(&divisor)))
-      return failure();
-    APFloat c = divisor.getValue();
-    if (c.isZero() || !c.isFinite())
-      return failure();
-    APFloat reciprocal(c.getSemantics(), 1);
-    if (reciprocal.divide(c, APFloat::rmNearestTiesToEven) & APFloat::opOverflow)
-      return failure();
-    rewriter.setInsertionPoint(erf);
-    Value factor = arith::ConstantOp::create(
-        rewriter, div.getLoc(), rewriter.getFloatAttr(div.getType(), reciprocal));
-    Value product = arith::MulFOp::create(rewriter, div.getLoc(), div.getLhs(),
-                                          factor, div.getFastmathAttr());
-    rewriter.modifyOpInPlace(erf, [&] { erf->setOperand(0, product); });
-    return success();
-  }
-};
-
 // cf-to-llvm as its pass does it, with AMX tiles among the types: the AMX
 // kernels' K loops carry their accumulator tiles as block arguments,
 // which the pass's own type converter does not know.
@@ -1109,10 +1072,8 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
       expanded.push_back("roundeven");
     math::populateExpansionPatterns(patterns, expanded);
     populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
-    // erf first loses a division by a constant (benefit 2), then becomes
-    // Kiln's single-range rational function (ErfApproximation.h) rather
-    // than MLIR's three-interval one.
-    patterns.add<ErfOfQuotientByConstant>(ctx);
+    // erf as Kiln's single-range rational function (ErfApproximation.h)
+    // rather than MLIR's three-interval one.
     populateErfApproximationPatterns(patterns);
     populatePolynomialApproximateTanhPattern(patterns);
     // The predicate sees full operation names ("math.exp"); matching bare
