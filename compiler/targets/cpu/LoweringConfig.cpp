@@ -339,24 +339,27 @@ std::optional<int64_t> reductionStrideBytes(RegisterTileCandidate &c) {
   return std::nullopt;
 }
 
-// The root itself, or a contraction whose result the root reads element
-// for element (through a permutation map), so that its rows and lanes map
-// onto the root's tiled dims.
-std::optional<RegisterTileCandidate> registerTileCandidate(func::FuncOp dispatch,
-                                                           Operation *root,
-                                                           bool maxPool = false) {
+// A max pool has no contraction loops (the depthwise kernel's own match
+// finds its planes): empty ones where the op is one.
+FailureOr<ContractionLoops> maxPoolLoops(linalg::LinalgOp op) {
+  if (failed(matchDepthwiseMaxPool(op)))
+    return failure();
+  return ContractionLoops{};
+}
+
+// The first op of the dispatch that `match` takes (by default a
+// contraction): the root itself, or one whose result the root reads
+// element for element (through a permutation map), so that its rows and
+// lanes map onto the root's tiled dims.
+std::optional<RegisterTileCandidate> registerTileCandidate(
+    func::FuncOp dispatch, Operation *root,
+    function_ref<FailureOr<ContractionLoops>(linalg::LinalgOp)> match =
+        matchContraction) {
   std::optional<RegisterTileCandidate> found;
   dispatch.walk([&](linalg::LinalgOp op) {
     if (found)
       return;
-    if (maxPool) {
-      // A max pool has no contraction loops; the depthwise kernel's own
-      // match finds its planes.
-      if (succeeded(matchDepthwiseMaxPool(op)))
-        found = RegisterTileCandidate{op, ContractionLoops{}, AffineMap()};
-      return;
-    }
-    if (FailureOr<ContractionLoops> loops = matchContraction(op); succeeded(loops))
+    if (FailureOr<ContractionLoops> loops = match(op); succeeded(loops))
       found = RegisterTileCandidate{op, *loops, AffineMap()};
   });
   if (!found)
@@ -748,7 +751,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // Max pools: the depthwise kernel's plane walk with a max for the FMA.
   if (options.registerTiles)
     if (std::optional<RegisterTileCandidate> pool =
-            registerTileCandidate(dispatch, root, /*maxPool=*/true);
+            registerTileCandidate(dispatch, root, maxPoolLoops);
         pool && depthwise(*pool))
       return config;
   std::optional<RegisterTileCandidate> candidate =
