@@ -236,9 +236,14 @@ def folded_indexing(name):
 # (inputB, 544-byte rows) AVX2 copies into lane panels per K block;
 # (100, 300, 1000): a computed B with 4000-byte rows, copied, lanes
 # ending in a half tile; (24, 1024, 40): few rows, a lane split across
-# workgroups.
+# workgroups; (65, 4097, 1024) and (72, 40, 1040): a computed B with rows a
+# page or more apart, packed into lane panels by a dispatch of its own
+# before the contraction (DataTiling.cpp, packsAtRunTime), 65 rows (a
+# ragged last row tile), K = 4097 (K blocks and a tail of 1), and 1040 =
+# 65 panels (an odd panel count: AVX-512's 32-lane tiles end in one).
 MATMUL_DIMS = [(1, 1, 1), (1, 7, 1000), (37, 4097, 45), (64, 64, 64), (65, 33, 129),
-               (3, 1, 5), (130, 17, 250), (200, 600, 136), (100, 300, 1000), (24, 1024, 40)]
+               (3, 1, 5), (130, 17, 250), (200, 600, 136), (100, 300, 1000), (24, 1024, 40),
+               (65, 4097, 1024), (72, 40, 1040)]
 # The scalar strategy is slow: run it on the small MatMuls only.
 SCALAR_MATMULS = {(1, 1, 1), (3, 1, 5), (65, 33, 129)}
 

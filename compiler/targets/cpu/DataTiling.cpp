@@ -402,6 +402,82 @@ void rewriteDispatch(func::FuncOp dispatch, const Candidate &candidate,
     oldFill->erase();
 }
 
+// Computed B operands worth packing into lane panels at run time: f32,
+// [K, N] with N a whole number of panels, rows a page or more apart (each k
+// of a lane tile on another 4 KiB page, which the prefetchers do not
+// follow: the 1024^3 matmul with a computed B ran at 50% of the FMA peak
+// against 75% for the same kernel over a packed constant B, Sapphire
+// Rapids), and enough rows (M) that every panel is read by many row
+// tiles: the copy moves K x N elements for M x K x N multiply-adds.
+bool packsAtRunTime(const Candidate &candidate) {
+  if (!candidate.packing.lanePanel)
+    return false;
+  linalg::LinalgOp op = candidate.op;
+  auto type = dyn_cast<RankedTensorType>(
+      op.getDpsInputOperand(candidate.loops.rhs)->get().getType());
+  if (!type || !type.getElementType().isF32())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t K = type.getDimSize(0), N = type.getDimSize(1);
+  int64_t M = ranges[candidate.loops.m];
+  return N % candidate.packing.lanePanel == 0 && N * 4 >= 4096 && K >= 32 &&
+         !ShapedType::isDynamic(M) && M >= 64;
+}
+
+// The dispatch that packs a computed B [K, N] into lane panels
+// [N / p][K][p] (packed[q][k][j] = B[k][q * p + j]): a copy whose inner
+// dim is contiguous on both sides, run like any other data movement
+// dispatch (loop order, parallel over panels). One per B type.
+func::FuncOp lanePanelPackDispatch(ModuleOp module, SymbolTable &symbols,
+                                   RankedTensorType bType, int64_t p) {
+  MLIRContext *ctx = module.getContext();
+  int64_t K = bType.getDimSize(0), N = bType.getDimSize(1);
+  std::string name = ("pack_lanes_" + llvm::Twine(K) + "x" + llvm::Twine(N))
+                         .str();
+  if (auto existing = symbols.lookup<func::FuncOp>(name))
+    return existing;
+  auto packedType =
+      RankedTensorType::get({N / p, K, p}, bType.getElementType());
+  Location loc = module.getLoc();
+  auto func = func::FuncOp::create(
+      loc, name, FunctionType::get(ctx, {bType}, {packedType}));
+  symbols.insert(func); // at the end of the module
+  func.setPrivate();
+  func->setAttr("kiln.dispatch", UnitAttr::get(ctx));
+  Block *entry = func.addEntryBlock();
+  auto builder = OpBuilder::atBlockBegin(entry);
+  AffineExpr q = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx),
+             j = getAffineDimExpr(2, ctx);
+  Value empty = tensor::EmptyOp::create(builder, loc, packedType.getShape(),
+                                        packedType.getElementType());
+  auto copy = linalg::GenericOp::create(
+      builder, loc, packedType, ValueRange{entry->getArgument(0)},
+      ValueRange{empty},
+      ArrayRef<AffineMap>{AffineMap::get(3, 0, {k, q * p + j}, ctx),
+                          AffineMap::getMultiDimIdentityMap(3, ctx)},
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+      [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+  func::ReturnOp::create(builder, loc, copy.getResult(0));
+  return func;
+}
+
+// Whether no call of `dispatch` passes a constant as argument `index`.
+bool noConstantArguments(func::FuncOp dispatch, ModuleOp module,
+                         unsigned index) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(dispatch, module);
+  if (!uses || uses->empty())
+    return false;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto call = dyn_cast<func::CallOp>(use.getUser());
+    if (!call || call.getOperand(index).getDefiningOp<arith::ConstantOp>())
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
@@ -409,6 +485,7 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
   for (auto func : module.getOps<func::FuncOp>())
     if (func->hasAttr("kiln.dispatch"))
       dispatches.push_back(func);
+  SymbolTable symbols(module);
   // A constant read by several packed dispatches is packed once per
   // layout (AMX and vpdpbusd dispatches of one weight differ in the
   // layout and in whether vpdpbusd's correction comes with it).
@@ -423,8 +500,33 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
     // Every call must pass a constant B.
     auto constants =
         constantArguments(dispatch, module, candidate->argIndex);
-    if (!constants)
+    if (!constants) {
+      // A computed f32 B whose rows are costly to stream: every call
+      // packs it first, by a dispatch of its own, and the contraction
+      // reads the panels as it reads a packed constant.
+      if (!packsAtRunTime(*candidate) ||
+          !noConstantArguments(dispatch, module, candidate->argIndex))
+        continue;
+      auto bType = cast<RankedTensorType>(
+          dispatch.getArgument(candidate->argIndex).getType());
+      func::FuncOp pack = lanePanelPackDispatch(
+          module, symbols, bType, candidate->packing.lanePanel);
+      SmallVector<func::CallOp> calls;
+      std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(dispatch, module);
+      for (const SymbolTable::SymbolUse &use : *uses)
+        calls.push_back(cast<func::CallOp>(use.getUser()));
+      for (func::CallOp call : calls) {
+        OpBuilder builder(call);
+        auto packed = func::CallOp::create(
+            builder, call.getLoc(), pack,
+            ValueRange{call.getOperand(candidate->argIndex)});
+        call->setOperand(candidate->argIndex, packed.getResult(0));
+      }
+      rewriteDispatch(dispatch, *candidate,
+                      cast<RankedTensorType>(pack.getResultTypes()[0]));
       continue;
+    }
     SmallVector<std::pair<func::CallOp, arith::ConstantOp>> &calls =
         *constants;
     // AVX2: quads for pmaddubsw when no B holds -128 (a constant read by
