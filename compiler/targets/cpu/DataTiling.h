@@ -39,8 +39,11 @@ namespace mlir::kiln::cpu {
 
 // Packs the constant B operands of `module`'s dispatches (the host function
 // and its `kiln.dispatch` functions, after dispatch formation) for
-// `target`'s native instructions. Contractions without a native path on
-// the target, f32 ones and those with a computed B are left alone.
+// `target`'s native instructions, and f32 ones in lane panels; a computed
+// f32 B whose rows lie a page or more apart is packed into lane panels at
+// run time, by a pack dispatch each call of the contraction calls first.
+// Contractions without a native path on the target and other computed B
+// operands are left alone.
 LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target);
 
 } // namespace mlir::kiln::cpu

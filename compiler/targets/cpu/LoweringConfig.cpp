@@ -875,7 +875,9 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // tile for all row tiles (ContractionKernel.h, copiesLanePanel) where
   // its rows are costly to re-read in every row tile: a new page per k
   // (4 KiB apart or more; the 1024^3 matmul with a computed B went 44.6
-  // -> 38.9 ms on Zen 3) or rows not on 64-byte lines (14x14 and 7x7 conv
+  // -> 38.9 ms on Zen 3; where N is whole 16-column panels and M >= 64
+  // such a B now arrives packed by a dispatch of its own, DataTiling.cpp)
+  // or rows not on 64-byte lines (14x14 and 7x7 conv
   // inputs, 784 and 196 bytes: each 16-lane row straddles two lines, and
   // the copy made such 1x1 convs of ResNet-50 13-20% faster), and with
   // enough rows and K to repay the copy: at 28x28 (aligned 3136-byte

@@ -55,11 +55,15 @@ def CpuPackWeights : Pass<"kiln-cpu-pack-weights", "::mlir::ModuleOp"> {
       - i8 with AVX2 but no VNNI: K pairs `[K/2][N][2]` (sign-extended to
         i16 and summed by pmaddwd);
       - bf16 with AVX512-BF16: K pairs `[K/2][N][2]` (vdpbf16ps);
-      - f32 on AVX2: lane panels `[ceil(N/16)][K][16]` (N zero-padded), read
-        through `(n floordiv 16, k, n mod 16)`, for the contractions at the
-        top level of their dispatch (not inside a loop).
-    Everything else (f32 on AVX-512, no native instruction, B computed at
-    run time) is left alone.
+      - f32 on AVX2 and AVX-512: lane panels `[ceil(N/16)][K][16]` (N
+        zero-padded), read through `(n floordiv 16, k, n mod 16)`, for the
+        contractions at the top level of their dispatch (not inside a
+        loop).
+    An f32 B computed at run time whose rows lie a page or more apart
+    (N * 4 >= 4096, N a multiple of 16, K >= 32, M >= 64) gets the same
+    lane panels from a pack dispatch (`pack_lanes_KxN`, a linalg copy)
+    that each call of the contraction's dispatch calls first. Everything
+    else (no native instruction, other computed B) is left alone.
 
     Example: `kiln-opt --kiln-cpu-pack-weights=cpu=znver4 model.mlir`
   }];

@@ -8,9 +8,10 @@
 // [K, N] is stored as [ceil(N/16)][K][16], zero past N, and the dispatch
 // reads it through (n floordiv 16, k, n mod 16), so the K rows a 16-lane
 // register tile reads are one contiguous run instead of N * 4 bytes apart
-// (an AVX-512 tile's 32 lanes read two panels per k). A computed B and a
-// contraction inside a loop (a recurrence, run in loop order) keep B as
-// it is. The kernels: lane-panels-kernels.mlir.
+// (an AVX-512 tile's 32 lanes read two panels per k). A small computed B
+// and a contraction inside a loop (a recurrence, run in loop order) keep B
+// as it is (larger computed ones are packed at run time:
+// pack-lanes-at-run-time.mlir). The kernels: lane-panels-kernels.mlir.
 
 // K = 3, N = 20: two panels, the second holding columns 16..19 and zeros.
 // PACK: #[[PANEL:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2, d1 mod 16)>
