@@ -171,11 +171,12 @@ func.func @reduce_int(%x: tensor<6x2xi32>) -> (tensor<1x2xi32>, tensor<2xi32>, t
 // softmax, log_softmax
 //===----------------------------------------------------------------------===//
 
-// max, then sum(exp(x - max)), then exp(x - max) / sum: two reductions and
+// max, then sum(exp(x - max)), then exp(x - max) * (1 / sum): two reductions and
 // an all-parallel epilogue reading both through the dropped map.
 // CHECK-LABEL: func.func @softmax
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2xf32>)
 // CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROWS]]], iterator_types = ["parallel", "reduction"]}
 // CHECK: arith.maximumf
@@ -190,8 +191,9 @@ func.func @reduce_int(%x: tensor<6x2xi32>) -> (tensor<1x2xi32>, tensor<2xi32>, t
 // CHECK-SAME: ins(%arg0, %[[MAX]], %[[SUM]] : tensor<2x8xf32>, tensor<2xf32>, tensor<2xf32>)
 // CHECK: ^bb0(%[[X2:.*]]: f32, %[[M2:.*]]: f32, %[[S2:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[D2:.*]] = arith.subf %[[X2]], %[[M2]] : f32
+// CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[S2]] : f32
 // CHECK-NEXT: %[[E2:.*]] = math.exp %[[D2]] : f32
-// CHECK-NEXT: %[[R:.*]] = arith.divf %[[E2]], %[[S2]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[E2]], %[[INV]] : f32
 // CHECK-NEXT: linalg.yield %[[R]] : f32
 // CHECK: return %[[OUT]]
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
