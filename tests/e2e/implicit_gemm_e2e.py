@@ -18,14 +18,16 @@ Two conv chains with the shapes the gather finds hardest:
             gather (worthGathering), so it keeps its pad and im2col, but
             on x86-64-v3 its 35-wide rows fill 16-lane tiles well enough
             for a row gather (worthGatheringRows, narrow_conv_e2e.py)
-  batch 2, input 2x48x13x13 (7x7 outputs, 49 pixels: LoweringConfig's
-  few-pixel rule gives 16 x 16 register tiles on AVX-512):
+  batch 2, input 2x48x13x13 (7x7 outputs, 49 pixels; LoweringConfig's
+  few-pixel rule would give 16 x 16 register tiles on AVX-512, but these
+  filters are constants of 36 rows or more, stored in row panels, which
+  keep 8 x 32):
     conv_j  3x3, stride 2, pads 1, C*K = 432 (2 K blocks) 48 -> 100
-    conv_k  1x1 (no im2col), 16-row tiles, a 4-row edge 100 -> 1028
+    conv_k  1x1 (no im2col), a 4-row edge               100 -> 1028
     conv_l  1x1, K = 1028 (A's rows not 4 KiB apart)    1028 -> 37
     conv_m  1x1, K = 37                                   37 -> 1024
-    conv_n  1x1, K = 1024: A's rows 4 KiB apart, 8 x 32 1024 -> 45
-    conv_o  3x3, pads 1, 45 -> 36: pad and im2col, 16 x 16 tiles
+    conv_n  1x1, K = 1024 (A's rows would be 4 KiB apart) 1024 -> 45
+    conv_o  3x3, pads 1, 45 -> 36: pad and im2col
 each followed by Relu. Channel counts and output pixels are never tile
 multiples, so K blocks, lane tiles and row tiles all have partial edges,
 and the padding falls on every side. Kiln compiles each chain with
@@ -39,8 +41,8 @@ and every output must match onnxruntime within 1e-4 + 1e-3 |ort|. The
 register-tile builds' dump must show each gathered conv as one dispatch
 with `gather_b = "im2col"` and no pad or im2col dispatch but conv_i's and
 conv_o's (the 1x1 stride-1 convs are one plain dispatch), and the
-few-pixel chain's register tiles (16 x 16 on native and v4 but conv_n's
-8 x 32, 6 x 16 on v3). A build the host cannot run (x86-64-v4 on AVX2) is
+few-pixel chain's register tiles (8 x 32 on native and v4, 6 x 16 on
+v3). A build the host cannot run (x86-64-v4 on AVX2) is
 checked by its dump only.
 
 Prints one line per check and ends with 'N passed, N failed, N not run on this
@@ -97,8 +99,8 @@ ROW_GATHERED = {"conv_i": {"avx2"}}
 PLAIN = {"conv_k", "conv_l", "conv_m", "conv_n"}
 # Register tiles of the few-pixel chain on AVX-512 (the rest: 8 x 32;
 # every AVX2 build, v3 or native on an AVX2 host: 6 x 16).
-FEW_PIXEL_TILES = {"conv_j": (16, 16), "conv_k": (16, 16), "conv_l": (16, 16),
-                   "conv_m": (16, 16), "conv_n": (8, 32), "conv_o": (16, 16)}
+FEW_PIXEL_TILES = {"conv_j": (8, 32), "conv_k": (8, 32), "conv_l": (8, 32),
+                   "conv_m": (8, 32), "conv_n": (8, 32), "conv_o": (8, 32)}
 
 
 def make_model(path, shape, convs, seed=5):

@@ -279,6 +279,11 @@ def _specs():
         # A 1x1 conv whose input rows (14 x 13 = 182 f32) lie off the
         # 64-byte lines: AVX2 copies them into lane panels.
         Spec("conv1x1_s1_1x40x14x13_oc50", conv(1, 40, 14, 13, 50, 1, bias=True, relu=True), 40),
+        # Filters of 37 and 70 rows (no multiple of 8 or 6): the data tiling
+        # stores them in row panels (DataTiling.cpp, findRowCandidate), the
+        # last panel part padding; batch 2.
+        Spec("conv3x3_p1_s1_2x9x11x10_oc37", conv(2, 9, 11, 10, 37, 3, 1, 1, bias=True, relu=True), 81),
+        Spec("conv3x3_p1_s2_1x16x15x15_oc70", conv(1, 16, 15, 15, 70, 3, 2, 1, bias=True), 144),
         Spec("conv3x3_p1_s1_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 1, 1), 45, scalar=True),
         Spec("conv3x3_p1_s2_1x5x17x13_oc11", conv(1, 5, 17, 13, 11, 3, 2, 1), 45, scalar=True),
         Spec("conv7x7_s2_p3_1x3x23x19_oc8", conv(1, 3, 23, 19, 8, 7, 2, 3), 147),

@@ -41,9 +41,10 @@ namespace mlir::kiln::cpu {
 // and its `kiln.dispatch` functions, after dispatch formation) for
 // `target`'s native instructions, and f32 ones in lane panels; a computed
 // f32 B whose rows lie a page or more apart is packed into lane panels at
-// run time, by a pack dispatch each call of the contraction calls first.
-// Contractions without a native path on the target and other computed B
-// operands are left alone.
+// run time, by a pack dispatch each call of the contraction calls first;
+// a constant f32 A of many rows (a conv's filter) goes in row panels of the
+// register tile's rows. Contractions without a native path on the target
+// and other computed operands are left alone.
 LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target);
 
 } // namespace mlir::kiln::cpu

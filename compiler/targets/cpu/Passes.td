@@ -62,8 +62,12 @@ def CpuPackWeights : Pass<"kiln-cpu-pack-weights", "::mlir::ModuleOp"> {
     An f32 B computed at run time whose rows lie a page or more apart
     (N * 4 >= 4096, N a multiple of 16, K >= 32, M >= 64) gets the same
     lane panels from a pack dispatch (`pack_lanes_KxN`, a linalg copy)
-    that each call of the contraction's dispatch calls first. Everything
-    else (no native instruction, other computed B) is left alone.
+    that each call of the contraction's dispatch calls first. A constant
+    f32 A (a convolution's filter, the broadcast operand) of at least 4 R
+    rows is stored in row panels `[ceil(M/R)][K][R]` read through
+    `(m floordiv R, k, m mod R)`, R = 8 on AVX-512 and 6 on AVX2.
+    Everything else (no native instruction, other computed B) is left
+    alone.
 
     Example: `kiln-opt --kiln-cpu-pack-weights=cpu=znver4 model.mlir`
   }];
