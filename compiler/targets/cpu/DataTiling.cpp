@@ -166,13 +166,21 @@ struct PackedConstant {
   Value correction;
 };
 
-FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
-                                       const Packing &packing) {
-  auto attr = cast<ElementsAttr>(constant.getValue());
-  auto type = cast<RankedTensorType>(attr.getType());
-  std::optional<std::vector<uint8_t>> bytes = rawBytes(attr);
+// The bytes of a weight constant to pack, or an error on it.
+FailureOr<std::vector<uint8_t>> weightBytes(arith::ConstantOp constant) {
+  std::optional<std::vector<uint8_t>> bytes =
+      rawBytes(cast<ElementsAttr>(constant.getValue()));
   if (!bytes)
     return constant.emitOpError("weights cannot be read for packing");
+  return std::move(*bytes);
+}
+
+FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
+                                       const Packing &packing) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  FailureOr<std::vector<uint8_t>> bytes = weightBytes(constant);
+  if (failed(bytes))
+    return failure();
   int64_t K = type.getDimSize(0), N = type.getDimSize(1);
   uint64_t width = type.getElementTypeBitWidth() / 8;
   OpBuilder builder(constant);
@@ -517,11 +525,10 @@ int64_t rowPanelOf(const TargetChoice &target) {
 }
 
 FailureOr<Value> packRows(arith::ConstantOp constant, int64_t r) {
-  auto attr = cast<ElementsAttr>(constant.getValue());
-  auto type = cast<RankedTensorType>(attr.getType());
-  std::optional<std::vector<uint8_t>> bytes = rawBytes(attr);
-  if (!bytes)
-    return constant.emitOpError("weights cannot be read for packing");
+  auto type = cast<RankedTensorType>(constant.getType());
+  FailureOr<std::vector<uint8_t>> bytes = weightBytes(constant);
+  if (failed(bytes))
+    return failure();
   int64_t M = type.getDimSize(0), K = type.getDimSize(1);
   int64_t panels = (M + r - 1) / r;
   auto packedType = RankedTensorType::get({panels, K, r}, type.getElementType());
