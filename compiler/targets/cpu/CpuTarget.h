@@ -57,6 +57,9 @@ struct TargetChoice {
   bool hasAmxInt8 = false;
 
   int64_t f32Lanes() const { return vectorBits / 32; }
+  // Rows of the default f32 register tile: 8 x 2 accumulators of 32 zmm,
+  // 6 x 2 of 16 ymm (LoweringConfig; DataTiling's row panels match it).
+  int64_t f32TileRows() const { return vectorRegisters >= 32 ? 8 : 6; }
   // "avx512", "avx2" or "sse" (for dumps and lit tests).
   std::string isaName() const;
 };

@@ -262,20 +262,33 @@ bool hasPmaddubsw(const TargetChoice &target) {
   return !target.hasVnni && target.vectorBits == 256;
 }
 
-// The constants every call of `dispatch` passes as argument `index`, or
-// nothing when some call passes a computed value.
-std::optional<SmallVector<std::pair<func::CallOp, arith::ConstantOp>>>
-constantArguments(func::FuncOp dispatch, ModuleOp module, unsigned index) {
+// Every call of `dispatch`, or nothing when it has none or another use.
+std::optional<SmallVector<func::CallOp>> callsOf(func::FuncOp dispatch,
+                                                 ModuleOp module) {
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(dispatch, module);
   if (!uses || uses->empty())
     return std::nullopt;
-  SmallVector<std::pair<func::CallOp, arith::ConstantOp>> calls;
+  SmallVector<func::CallOp> calls;
   for (const SymbolTable::SymbolUse &use : *uses) {
     auto call = dyn_cast<func::CallOp>(use.getUser());
-    auto constant =
-        call ? call.getOperand(index).getDefiningOp<arith::ConstantOp>()
-             : arith::ConstantOp();
+    if (!call)
+      return std::nullopt;
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+// The constants every call of `dispatch` passes as argument `index`, or
+// nothing when some call passes a computed value.
+std::optional<SmallVector<std::pair<func::CallOp, arith::ConstantOp>>>
+constantArguments(func::FuncOp dispatch, ModuleOp module, unsigned index) {
+  std::optional<SmallVector<func::CallOp>> all = callsOf(dispatch, module);
+  if (!all)
+    return std::nullopt;
+  SmallVector<std::pair<func::CallOp, arith::ConstantOp>> calls;
+  for (func::CallOp call : *all) {
+    auto constant = call.getOperand(index).getDefiningOp<arith::ConstantOp>();
     if (!constant || !isa<ElementsAttr>(constant.getValue()))
       return std::nullopt;
     calls.push_back({call, constant});
@@ -484,6 +497,7 @@ func::FuncOp lanePanelPackDispatch(ModuleOp module, SymbolTable &symbols,
 struct RowPacking {
   linalg::GenericOp op;
   unsigned argIndex; // A's dispatch argument
+  unsigned lhs;      // A's operand of `op`
   unsigned m, k;     // A's row and reduction dims
 };
 
@@ -512,16 +526,10 @@ std::optional<RowPacking> findRowCandidate(func::FuncOp dispatch) {
     if (aMap.getResult(0) != getAffineDimExpr(loops->m, ctx) ||
         aMap.getResult(1) != getAffineDimExpr(k, ctx))
       continue;
-    found = RowPacking{op, arg.getArgNumber(), loops->m, k};
+    found = RowPacking{op, arg.getArgNumber(), loops->lhs, loops->m, k};
     break;
   }
   return found;
-}
-
-// The rows a register tile of `target` broadcasts per k (LoweringConfig's
-// default tile: 8 of 32 zmm accumulators' rows, 6 on AVX2).
-int64_t rowPanelOf(const TargetChoice &target) {
-  return target.vectorRegisters >= 32 ? 8 : 6;
 }
 
 FailureOr<Value> packRows(arith::ConstantOp constant, int64_t r) {
@@ -545,19 +553,86 @@ FailureOr<Value> packRows(arith::ConstantOp constant, int64_t r) {
       .getResult();
 }
 
-// Whether no call of `dispatch` passes a constant as argument `index`.
-bool noConstantArguments(func::FuncOp dispatch, ModuleOp module,
-                         unsigned index) {
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(dispatch, module);
-  if (!uses || uses->empty())
-    return false;
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    auto call = dyn_cast<func::CallOp>(use.getUser());
-    if (!call || call.getOperand(index).getDefiningOp<arith::ConstantOp>())
-      return false;
+// Rewrites every call of `dispatch` to pass its B through the lane-panel
+// pack dispatch, and the dispatch to read the panels. Every call must pass
+// a computed B; one that another call already packed, earlier in the same
+// block, reuses that pack (`packed`: B -> its panels).
+void packAtRunTime(ModuleOp module, SymbolTable &symbols,
+                   func::FuncOp dispatch, const Candidate &candidate,
+                   DenseMap<Value, Value> &packed) {
+  std::optional<SmallVector<func::CallOp>> calls = callsOf(dispatch, module);
+  unsigned index = candidate.argIndex;
+  if (!calls || llvm::any_of(*calls, [&](func::CallOp call) {
+        return call.getOperand(index).getDefiningOp<arith::ConstantOp>();
+      }))
+    return;
+  auto bType = cast<RankedTensorType>(dispatch.getArgument(index).getType());
+  func::FuncOp pack =
+      lanePanelPackDispatch(module, symbols, bType, candidate.packing.lanePanel);
+  for (func::CallOp call : *calls) {
+    Value b = call.getOperand(index);
+    Value &panels = packed[b];
+    Operation *earlier = panels ? panels.getDefiningOp() : nullptr;
+    if (!earlier || earlier->getBlock() != call->getBlock() ||
+        !earlier->isBeforeInBlock(call)) {
+      OpBuilder builder(call);
+      panels = func::CallOp::create(builder, call.getLoc(), pack, ValueRange{b})
+                   .getResult(0);
+    }
+    call->setOperand(index, panels);
   }
-  return true;
+  rewriteDispatch(dispatch, candidate,
+                  cast<RankedTensorType>(pack.getResultTypes()[0]));
+}
+
+// Stores the constant f32 A operands of `dispatches` in row panels
+// (findRowCandidate) where the register tiles' rows are many: at least 4
+// tiles' rows, so that a panel is not mostly padding. Packed constants
+// join `originals`, erased once nothing reads them.
+LogicalResult packRowPanels(ModuleOp module, ArrayRef<func::FuncOp> dispatches,
+                            const TargetChoice &target,
+                            SmallVector<arith::ConstantOp> &originals) {
+  if (target.vectorBits < 256 || !target.hasFma)
+    return success();
+  int64_t r = target.f32TileRows();
+  DenseMap<Operation *, Value> rowsOf;
+  for (func::FuncOp dispatch : dispatches) {
+    std::optional<RowPacking> candidate = findRowCandidate(dispatch);
+    if (!candidate)
+      continue;
+    Block &entry = dispatch.getBody().front();
+    BlockArgument arg = entry.getArgument(candidate->argIndex);
+    if (cast<RankedTensorType>(arg.getType()).getDimSize(0) < 4 * r)
+      continue;
+    auto constants = constantArguments(dispatch, module, candidate->argIndex);
+    if (!constants)
+      continue;
+    for (auto [call, constant] : *constants) {
+      auto it = rowsOf.find(constant);
+      if (it == rowsOf.end()) {
+        FailureOr<Value> packed = packRows(constant, r);
+        if (failed(packed))
+          return failure();
+        it = rowsOf.try_emplace(constant, *packed).first;
+        if (!llvm::is_contained(originals, constant))
+          originals.push_back(constant);
+      }
+      call->setOperand(candidate->argIndex, it->second);
+      arg.setType(it->second.getType());
+    }
+    dispatch.setFunctionType(FunctionType::get(dispatch.getContext(),
+                                               entry.getArgumentTypes(),
+                                               dispatch.getResultTypes()));
+    linalg::GenericOp op = candidate->op;
+    MLIRContext *ctx = op.getContext();
+    AffineExpr m = getAffineDimExpr(candidate->m, ctx);
+    AffineExpr k = getAffineDimExpr(candidate->k, ctx);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[candidate->lhs] =
+        AffineMap::get(op.getNumLoops(), 0, {m.floorDiv(r), k, m % r}, ctx);
+    op.setIndexingMapsAttr(OpBuilder(ctx).getAffineMapArrayAttr(maps));
+  }
+  return success();
 }
 
 } // namespace
@@ -568,6 +643,8 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
     if (func->hasAttr("kiln.dispatch"))
       dispatches.push_back(func);
   SymbolTable symbols(module);
+  // A computed B that several calls pass is packed once.
+  DenseMap<Value, Value> packedAtRunTime;
   // A constant read by several packed dispatches is packed once per
   // layout (AMX and vpdpbusd dispatches of one weight differ in the
   // layout and in whether vpdpbusd's correction comes with it).
@@ -583,30 +660,10 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
     auto constants =
         constantArguments(dispatch, module, candidate->argIndex);
     if (!constants) {
-      // A computed f32 B whose rows are costly to stream: every call
-      // packs it first, by a dispatch of its own, and the contraction
-      // reads the panels as it reads a packed constant.
-      if (!packsAtRunTime(*candidate) ||
-          !noConstantArguments(dispatch, module, candidate->argIndex))
-        continue;
-      auto bType = cast<RankedTensorType>(
-          dispatch.getArgument(candidate->argIndex).getType());
-      func::FuncOp pack = lanePanelPackDispatch(
-          module, symbols, bType, candidate->packing.lanePanel);
-      SmallVector<func::CallOp> calls;
-      std::optional<SymbolTable::UseRange> uses =
-          SymbolTable::getSymbolUses(dispatch, module);
-      for (const SymbolTable::SymbolUse &use : *uses)
-        calls.push_back(cast<func::CallOp>(use.getUser()));
-      for (func::CallOp call : calls) {
-        OpBuilder builder(call);
-        auto packed = func::CallOp::create(
-            builder, call.getLoc(), pack,
-            ValueRange{call.getOperand(candidate->argIndex)});
-        call->setOperand(candidate->argIndex, packed.getResult(0));
-      }
-      rewriteDispatch(dispatch, *candidate,
-                      cast<RankedTensorType>(pack.getResultTypes()[0]));
+      // A computed f32 B whose rows are costly to stream: packed by a
+      // dispatch of its own at every call.
+      if (packsAtRunTime(*candidate))
+        packAtRunTime(module, symbols, dispatch, *candidate, packedAtRunTime);
       continue;
     }
     SmallVector<std::pair<func::CallOp, arith::ConstantOp>> &calls =
@@ -644,57 +701,8 @@ LogicalResult packConstantWeights(ModuleOp module, const TargetChoice &target) {
                             ->second.packed
                             .getType()));
   }
-  // Constant f32 A operands in row panels (findRowCandidate), where the
-  // register tiles' rows are many: one panel of rows must not be mostly
-  // padding.
-  int64_t r = rowPanelOf(target);
-  DenseMap<Operation *, Value> rowsOf;
-  if (target.vectorBits >= 256 && target.hasFma)
-    for (func::FuncOp dispatch : dispatches) {
-      std::optional<RowPacking> candidate = findRowCandidate(dispatch);
-      if (!candidate)
-        continue;
-      auto aType = cast<RankedTensorType>(
-          dispatch.getArgument(candidate->argIndex).getType());
-      if (aType.getDimSize(0) < 4 * r)
-        continue;
-      auto constants =
-          constantArguments(dispatch, module, candidate->argIndex);
-      if (!constants)
-        continue;
-      Type packedType;
-      for (auto [call, constant] : *constants) {
-        auto it = rowsOf.find(constant);
-        if (it == rowsOf.end()) {
-          FailureOr<Value> packed = packRows(constant, r);
-          if (failed(packed))
-            return failure();
-          it = rowsOf.try_emplace(constant, *packed).first;
-          if (!llvm::is_contained(originals, constant))
-            originals.push_back(constant);
-        }
-        call->setOperand(candidate->argIndex, it->second);
-        packedType = it->second.getType();
-      }
-      Block &entry = dispatch.getBody().front();
-      entry.getArgument(candidate->argIndex).setType(packedType);
-      dispatch.setFunctionType(FunctionType::get(
-          dispatch.getContext(), entry.getArgumentTypes(),
-          dispatch.getResultTypes()));
-      linalg::GenericOp op = candidate->op;
-      MLIRContext *ctx = op.getContext();
-      AffineExpr m = getAffineDimExpr(candidate->m, ctx);
-      AffineExpr k = getAffineDimExpr(candidate->k, ctx);
-      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      unsigned lhs = op.getDpsInputOperand(0)->get() ==
-                             entry.getArgument(candidate->argIndex)
-                         ? 0
-                         : 1;
-      maps[lhs] = AffineMap::get(op.getNumLoops(), 0,
-                                 {m.floorDiv(r), k, m % r}, ctx);
-      op.setIndexingMapsAttr(
-          OpBuilder(ctx).getAffineMapArrayAttr(maps));
-    }
+  if (failed(packRowPanels(module, dispatches, target, originals)))
+    return failure();
   // The unpacked weights are gone unless something else reads them.
   for (arith::ConstantOp constant : originals)
     if (constant->use_empty())

@@ -800,7 +800,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   // for the B vectors and one broadcast: 8x32 (16 of 32 zmm) on AVX-512,
   // 6x16 (12 of 16 ymm) on AVX2.
   int64_t width = std::max<int64_t>(target.f32Lanes(), 4);
-  int64_t rows = target.vectorRegisters >= 32 ? 8 : 6;
+  int64_t rows = target.f32TileRows();
   int64_t vectorsPerRow = 2;
   if (rowsTotal < rows) {
     // Few rows (a batch-1 linear layer): wider rows keep as many
@@ -873,7 +873,7 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
         rowGather = g;
         lanes = rowGatherLanes(target);
         rows = std::min<int64_t>(rowsTotal,
-                                 target.vectorRegisters >= 32 ? 8 : 6);
+                                 target.f32TileRows());
       }
     }
   // f32 B computed at run time, on AVX2: copied once per K block and lane
