@@ -65,6 +65,36 @@ def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def ChannelsLast : Pass<"kiln-channels-last", "::mlir::ModuleOp"> {
+  let summary = "Run the late, few-pixel convolutions of a CNN channels last";
+  let description = [{
+    Rewrites each f32 `kiln.conv` of one group, 2-D and static, with at
+    most `max-pixels` output pixels per image and at least `min-channels`
+    input and output channels, into `kiln.conv_nhwc` on transposed input
+    (NCHW -> NHWC) and filter (OIHW -> HWIO, folded for a constant filter),
+    followed by a transpose of its result back to NCHW. The transposes then
+    move down through elementwise ops (unary ones; add, sub, mul, max, min
+    of two same-shaped operands transposed alike) until those of
+    consecutive convolutions meet and cancel: a chain of such convs with
+    its ReLUs and residual adds runs channels last, with one transpose at
+    each of its edges.
+
+    The CPU back end's register tiles put the output's innermost dim in the
+    vector lanes: channels first those are the pixels, of which a 7x7 plane
+    has 49 (a 32-lane tile and a second one with 17 valid lanes); channels
+    last they are the output channels. kilnc runs this pass at the end of
+    graph optimization for CPU targets (`--conv-layout=auto`).
+
+    Example: `kiln-opt --kiln-channels-last="max-pixels=196" model.mlir`
+  }];
+  let options = [
+    Option<"maxPixels", "max-pixels", "int64_t", /*default=*/"196",
+           "Largest output plane (OH * OW) that runs channels last">,
+    Option<"minChannels", "min-channels", "int64_t", /*default=*/"64",
+           "Fewest input and output channels for a conv to run channels last">,
+  ];
+}
+
 def FoldQdq : Pass<"kiln-fold-qdq", "::mlir::ModuleOp"> {
   let summary = "Turn dequantize -> f32 matmul/conv into int8 contractions";
   let description = [{

@@ -143,6 +143,12 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
     if (s.stage == Stage::GraphOptimization && options.quantizeInt8 &&
         failed(quantize(module)))
       return failure();
+    if (s.stage == Stage::GraphOptimization && options.channelsLast) {
+      PassManager layout(&context);
+      layout.addPass(createChannelsLast());
+      if (failed(layout.run(module)))
+        return failure();
+    }
     if (failed(runHooks(module, s.stage, /*before=*/false)))
       return failure();
     stageDone(s.stage);

@@ -65,6 +65,11 @@ struct PipelineOptions {
   std::vector<std::string> quantizeDeny; // --quantize-deny
   bool quantizeSoftmaxOperands = false;  // --quantize-softmax-outputs
   std::function<LogicalResult(ModuleOp)> calibrate;
+  // kiln-channels-last at the end of graph-optimization (after precision
+  // and quantization, so it sees the convolutions that stay f32): kilnc
+  // --conv-layout=auto sets it for CPU targets. Off by default: a
+  // calibration build observes the convolutions' NCHW inputs.
+  bool channelsLast = false;
 };
 
 class Pipeline {

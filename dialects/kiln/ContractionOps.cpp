@@ -111,6 +111,78 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// ConvNhwcOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> ConvNhwcOp::getStridesOrDefault() {
+  return valuesOrFill(getStrides(), 2, 1);
+}
+
+SmallVector<int64_t> ConvNhwcOp::getDilationsOrDefault() {
+  return valuesOrFill(getDilations(), 2, 1);
+}
+
+SmallVector<int64_t> ConvNhwcOp::getPadsOrDefault() {
+  return valuesOrFill(getPads(), 4, 0);
+}
+
+LogicalResult ConvNhwcOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  if (failed(prepareForInference<ConvNhwcOp>(context, loc, adaptor)))
+    return failure();
+  StringRef name = getOperationName();
+  if (failed(checkSameElementType(loc, name, "input", adaptor.getInput().getType(),
+                                  "filter", adaptor.getFilter().getType())))
+    return failure();
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  auto filter = llvm::cast<RankedTensorType>(adaptor.getFilter().getType());
+  if (input.getRank() != 4 || filter.getRank() != 4)
+    return inferenceError(loc, name,
+                          "needs a rank-4 NHWC input and a rank-4 HWIO "
+                          "filter, got input " +
+                              shape::formatShape(input.getShape()) +
+                              " and filter " +
+                              shape::formatShape(filter.getShape()));
+  ArrayRef<int64_t> x = input.getShape(), w = filter.getShape();
+  if (!ShapedType::isDynamic(x[3]) && !ShapedType::isDynamic(w[2]) &&
+      x[3] != w[2])
+    return inferenceError(
+        loc, name,
+        "input channel count " + std::to_string(x[3]) +
+            " (dimension 3 of NHWC input " + shape::formatShape(x) +
+            ") does not equal dimension 2 (" + std::to_string(w[2]) +
+            ") of HWIO filter " + shape::formatShape(w));
+  // The shape rule is kiln.conv's on the channels-first views.
+  SmallVector<int64_t> nchw = {x[0], x[3], x[1], x[2]};
+  SmallVector<int64_t> oihw = {w[3], w[2], w[0], w[1]};
+  shape::ShapeOrError result = shape::conv(
+      nchw, oihw, valuesOrFill(adaptor.getStrides(), 2, 1),
+      valuesOrFill(adaptor.getDilations(), 2, 1),
+      valuesOrFill(adaptor.getPads(), 4, 0), /*groups=*/1);
+  if (!result.ok())
+    return inferenceError(loc, name, result.error);
+  Type element = input.getElementType();
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = llvm::cast<RankedTensorType>(bias.getType());
+    if (biasType.getElementType() != element || biasType.getRank() != 1 ||
+        (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
+         !ShapedType::isDynamic(w[3]) && biasType.getDimSize(0) != w[3]))
+      return inferenceError(
+          loc, name,
+          "bias " + shape::formatShape(biasType.getShape()) +
+              " is not one value of the input's element type per output "
+              "channel (" +
+              shape::formatShape(ArrayRef<int64_t>(w[3])) + ")");
+  }
+  ArrayRef<int64_t> o = result.shape;
+  types.push_back(
+      RankedTensorType::get({o[0], o[2], o[3], o[1]}, element));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Pooling ops
 //===----------------------------------------------------------------------===//
 

@@ -414,6 +414,49 @@ def Kiln_ConvOp : Kiln_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_ConvNhwcOp : Kiln_Op<"conv_nhwc", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D convolution on channels-last (NHWC) activations";
+  let description = [{
+    The convolution of `kiln.conv` with one group, laid out channels last:
+    `input` `[N, H, W, C]`, `filter` `[KH, KW, C, M]` (HWIO), result
+    `[N, OH, OW, M]`, plus `bias` `[M]` when present. `strides` and
+    `dilations` have two entries (default 1), `pads` four, `[top, left,
+    bottom, right]` (default 0), as in `kiln.conv`.
+
+    Importers never produce it: `kiln-channels-last` rewrites `kiln.conv`
+    ops into it where the CPU back end runs the channels-last form faster
+    (output channels as the vector lanes, so few output pixels waste no
+    lanes), with `kiln.transpose` ops at the edges of each chain of such
+    convolutions. Float element types only (f32, f16, bf16; 16-bit operands
+    accumulate in f32).
+
+    Example:
+
+    ```mlir
+    %y = kiln.conv_nhwc %x, %w, %b {pads = array<i64: 1, 1, 1, 1>}
+         : tensor<1x7x7x512xf32>, tensor<3x3x512x512xf32>, tensor<512xf32>
+    // %y : tensor<1x7x7x512xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16]>:$input,
+      RankedTensorOf<[F32, F16, BF16]>:$filter,
+      Optional<RankedTensorOf<[F32, F16, BF16]>>:$bias,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$strides,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$dilations,
+      DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{}">:$pads);
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:`
+    type($input) `,` type($filter) (`,` type($bias)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// `strides`, `dilations` and `pads` with their defaults filled in.
+    ::llvm::SmallVector<int64_t> getStridesOrDefault();
+    ::llvm::SmallVector<int64_t> getDilationsOrDefault();
+    ::llvm::SmallVector<int64_t> getPadsOrDefault();
+  }];
+}
+
 class Kiln_PoolOp<string mnemonic, string reduction, dag extraArgs>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let summary = "N-D " # reduction # " pooling (ONNX " # reduction # "Pool)";

@@ -482,6 +482,111 @@ public:
   }
 };
 
+// Channels-last convolution (kiln-channels-last): the output channels are
+// the innermost dim of both the result and the HWIO filter, so they are
+// the lanes of the CPU's register tiles and the output pixels of one row
+// are its rows: few pixels (a 7x7 plane) waste no lanes. A 1x1 stride-1
+// kernel is a plain matmul [N*H*W, C] x [C, M] (rows: every pixel); others
+// one generic over (n, oh, ow, m, kh, kw, c) on the zero-padded input.
+class ConvNhwcPattern : public OpRewritePattern<ConvNhwcOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvNhwcOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(requireStaticShapes(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto filterType = cast<RankedTensorType>(op.getFilter().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    Type acc = accumulatorType(element);
+    SmallVector<int64_t> strides = op.getStridesOrDefault();
+    SmallVector<int64_t> dilations = op.getDilationsOrDefault();
+    SmallVector<int64_t> pads = op.getPadsOrDefault();
+    ArrayRef<int64_t> x = inputType.getShape(), w = filterType.getShape();
+    auto accType = resultType.clone(acc);
+    Value result;
+    bool pointwise = w[0] == 1 && w[1] == 1 && strides[0] == 1 &&
+                     strides[1] == 1 &&
+                     llvm::all_of(pads, [](int64_t p) { return p == 0; });
+    if (pointwise) {
+      Value rows = collapse(rewriter, loc, op.getInput(), {{0, 1, 2}, {3}});
+      Value filter =
+          collapse(rewriter, loc, op.getFilter(), {{0, 1, 2}, {3}});
+      auto flatType =
+          RankedTensorType::get({x[0] * x[1] * x[2], w[3]}, acc);
+      Value init = filledTensor(rewriter, loc, flatType, zeroAttr(acc));
+      Value flat = linalg::MatmulOp::create(rewriter, loc,
+                                            ValueRange{rows, filter},
+                                            ValueRange{init})
+                       .getResult(0);
+      result = expand(rewriter, loc, flat, accType, {{0, 1, 2}, {3}});
+    } else {
+      Value input = op.getInput();
+      if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+        SmallVector<int64_t> lo = {0, pads[0], pads[1], 0};
+        SmallVector<int64_t> hi = {0, pads[2], pads[3], 0};
+        auto paddedType = RankedTensorType::get(
+            {x[0], x[1] + pads[0] + pads[2], x[2] + pads[1] + pads[3], x[3]},
+            inputType.getElementType());
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, zeroAttr(inputType.getElementType()));
+        input = tensor::PadOp::create(rewriter, loc, paddedType, input,
+                                      getAsIndexOpFoldResult(ctx, lo),
+                                      getAsIndexOpFoldResult(ctx, hi), zero,
+                                      /*nofold=*/false);
+      }
+      // Loops (n, oh, ow, m, kh, kw, c): the channels innermost, so the
+      // kernel's k loop walks both the input pixel and the filter row
+      // with unit steps.
+      auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(7, 0,
+                         {d(0), d(1) * strides[0] + d(4) * dilations[0],
+                          d(2) * strides[1] + d(5) * dilations[1], d(6)},
+                         ctx),
+          AffineMap::get(7, 0, {d(4), d(5), d(6), d(3)}, ctx),
+          AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+      iterators.append(3, IteratorType::reduction);
+      Value init = filledTensor(rewriter, loc, accType, zeroAttr(acc));
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{accType},
+                   ValueRange{input, op.getFilter()}, ValueRange{init}, maps,
+                   iterators,
+                   [](OpBuilder &b, Location l, ValueRange args) {
+                     linalg::YieldOp::create(
+                         b, l, multiplyAdd(b, l, args[0], args[1], args[2]));
+                   })
+                   .getResult(0);
+    }
+    if (Value bias = op.getBias()) {
+      // bias [M] along the innermost dim: fusable with the conv's dispatch.
+      SmallVector<AffineMap> maps = {
+          AffineMap::getMultiDimIdentityMap(4, ctx),
+          AffineMap::get(4, 0, {getAffineDimExpr(3, ctx)}, ctx),
+          AffineMap::getMultiDimIdentityMap(4, ctx)};
+      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{accType}, ValueRange{result, bias},
+                   ValueRange{emptyTensor(rewriter, loc, accType)}, maps,
+                   iterators,
+                   [&](OpBuilder &b, Location l, ValueRange args) {
+                     linalg::YieldOp::create(
+                         b, l,
+                         arith::AddFOp::create(b, l, args[0],
+                                               extendTo(b, l, args[1], acc))
+                             .getResult());
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, roundTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
 template <typename PoolOp, bool isMax>
 class PoolPattern : public OpRewritePattern<PoolOp> {
 public:
@@ -586,7 +691,8 @@ public:
 } // namespace
 
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulPattern, ConvPattern, PoolPattern<MaxPoolOp, true>,
+  patterns.add<MatmulPattern, ConvPattern, ConvNhwcPattern,
+               PoolPattern<MaxPoolOp, true>,
                PoolPattern<AvgPoolOp, false>>(patterns.getContext());
 }
 

@@ -37,6 +37,8 @@ and the padding falls on every side. Kiln compiles each chain with
     --cpu=x86-64-v3   AVX2, 6 x 16 tiles (runs on an AVX-512 host too)
     --codegen=loop-order   no register tiles: the pad and im2col stay
 
+each with --conv-layout=nchw (the channels-first kernels are what this
+test checks; channels_last_e2e.py checks the channels-last ones),
 and every output must match onnxruntime within 1e-4 + 1e-3 |ort|. The
 register-tile builds' dump must show each gathered conv as one dispatch
 with `gather_b = "im2col"` and no pad or im2col dispatch but conv_i's and
@@ -128,11 +130,14 @@ def make_model(path, shape, convs, seed=5):
 def main():
     args = parse_args(__doc__.splitlines()[0], "kiln-implicit-gemm-")
     check = Checks()
+    # Channels first throughout: the few-pixel chain would otherwise run
+    # channels last (kiln-channels-last; channels_last_e2e.py tests that).
+    nchw = "--conv-layout=nchw"
     builds = [
-        ("native", ["--cpu=native"], True),
-        ("x86-64-v4", ["--cpu=x86-64-v4"], True),
-        ("x86-64-v3", ["--cpu=x86-64-v3"], True),
-        ("loop-order", ["--cpu=native", "--codegen=loop-order"], False),
+        ("native", ["--cpu=native", nchw], True),
+        ("x86-64-v4", ["--cpu=x86-64-v4", nchw], True),
+        ("x86-64-v3", ["--cpu=x86-64-v3", nchw], True),
+        ("loop-order", ["--cpu=native", "--codegen=loop-order", nchw], False),
     ]
     for chain, (shape, convs) in CHAINS.items():
         model = make_model(os.path.join(args.workdir, chain + ".onnx"), shape, convs)

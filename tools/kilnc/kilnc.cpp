@@ -123,6 +123,15 @@ cl::opt<std::string> codegen(
              "tiles) or scalar (loops as lowered)"),
     cl::init("auto"), cl::cat(kilncCategory));
 
+cl::opt<std::string> convLayout(
+    "conv-layout",
+    cl::desc("Activation layout of f32 convolutions on the CPU: auto "
+             "(default: convolutions of at most 196 output pixels and 64 or "
+             "more channels, the late stages of a CNN, run channels last, "
+             "NHWC, with transposes only at the edges of each chain of "
+             "them) or nchw (all channels first, as the model has them)"),
+    cl::init("auto"), cl::cat(kilncCategory));
+
 // For kiln-compare's tests only: a known fault in one node's result.
 cl::opt<std::string> debugPerturbNode(
     "debug-perturb-node",
@@ -388,6 +397,12 @@ int main(int argc, char **argv) {
     backends.push_back(std::move(*backend));
   }
   mlir::kiln::PipelineOptions pipelineOptions;
+  if (convLayout != "auto" && convLayout != "nchw") {
+    llvm::errs() << "kilnc: error: unknown --conv-layout '" << convLayout
+                 << "' (expected auto or nchw)\n";
+    return 1;
+  }
+  pipelineOptions.channelsLast = wantCpu && convLayout == "auto";
   pipelineOptions.precision = precision;
   pipelineOptions.precisionAllow.assign(precisionAllow.begin(),
                                         precisionAllow.end());

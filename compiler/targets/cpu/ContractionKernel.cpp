@@ -165,17 +165,24 @@ std::optional<std::pair<int64_t, unsigned>> tilePanelOf(AffineMap map,
   return std::pair(group->second, group->first);
 }
 
-// B's map in the lane-panel layout: (n floordiv P, k, n mod P) with P a
-// positive constant and k a single dim. Returns P and k.
-std::optional<std::pair<int64_t, unsigned>> lanePanelOf(AffineMap map,
-                                                        unsigned n) {
-  if (map.getNumResults() != 3)
+// B's map in the lane-panel layout: (n floordiv P, k..., n mod P) with P a
+// positive constant and k... one or more dims (a matmul's k; a
+// channels-last convolution's kh, kw, c). Returns P and the k dims.
+std::optional<std::pair<int64_t, SmallVector<unsigned>>>
+lanePanelOf(AffineMap map, unsigned n) {
+  if (map.getNumResults() < 3)
     return std::nullopt;
   auto div = dyn_cast<AffineBinaryOpExpr>(map.getResult(0));
-  auto k = dyn_cast<AffineDimExpr>(map.getResult(1));
-  auto mod = dyn_cast<AffineBinaryOpExpr>(map.getResult(2));
-  if (!div || !k || !mod || div.getKind() != AffineExprKind::FloorDiv ||
-      mod.getKind() != AffineExprKind::Mod || k.getPosition() == n)
+  auto mod = dyn_cast<AffineBinaryOpExpr>(map.getResults().back());
+  SmallVector<unsigned> ks;
+  for (AffineExpr e : map.getResults().drop_front().drop_back()) {
+    auto k = dyn_cast<AffineDimExpr>(e);
+    if (!k || k.getPosition() == n)
+      return std::nullopt;
+    ks.push_back(k.getPosition());
+  }
+  if (!div || !mod || div.getKind() != AffineExprKind::FloorDiv ||
+      mod.getKind() != AffineExprKind::Mod)
     return std::nullopt;
   auto lanes = dyn_cast<AffineDimExpr>(div.getLHS());
   auto lanes2 = dyn_cast<AffineDimExpr>(mod.getLHS());
@@ -185,7 +192,7 @@ std::optional<std::pair<int64_t, unsigned>> lanePanelOf(AffineMap map,
       lanes2.getPosition() != n || !p || !p2 ||
       p.getValue() != p2.getValue() || p.getValue() < 1)
     return std::nullopt;
-  return std::pair(p.getValue(), k.getPosition());
+  return std::pair(p.getValue(), std::move(ks));
 }
 
 // The step `s` when `expr` is `s * d_n + (terms without d_n)` with s = 1
@@ -310,12 +317,11 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
   loops.scalarPerRow = usesRows(maps[loops.lhs]);
   loops.vectorPerRow = usesRows(maps[loops.rhs]);
   if (loops.lanePanel > 0) {
-    // Lane panels: f32, one reduction dim (the panel's rows), B shared by
-    // all rows.
-    if (!operandType.isF32() || loops.reductions.size() != 1 ||
-        loops.vectorPerRow || !loops.scalarPerRow ||
+    // Lane panels: f32, the reduction dims (the panel's rows, outermost
+    // first), B shared by all rows.
+    if (!operandType.isF32() || loops.vectorPerRow || !loops.scalarPerRow ||
         lanePanelOf(maps[loops.rhs], loops.n)->second !=
-            loops.reductions.front())
+            ArrayRef<unsigned>(loops.reductions))
       return failure();
   }
   if (loops.kGroup > 1) {
@@ -1095,8 +1101,11 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     laneBase = zero;
     if (auto slice = b.getDefiningOp<memref::SubViewOp>()) {
       auto source = cast<MemRefType>(slice.getSource().getType());
-      if (source.getRank() != 3 || !source.hasStaticShape())
-        return op.emitOpError("needs a lane-panel B of rank 3");
+      if (source.getRank() != 2 + static_cast<int64_t>(
+                                      loops->reductions.size()) ||
+          !source.hasStaticShape())
+        return op.emitOpError("needs a lane-panel B of rank ")
+               << 2 + loops->reductions.size();
       OpFoldResult offset = slice.getMixedOffsets()[0];
       std::optional<int64_t> constant = getConstantIntValue(offset);
       if (constant && *constant == 0) {
@@ -2136,8 +2145,10 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       Value whole;
       for (int64_t p = 0; p < width; p += piece) {
         auto [panelIndex, firstLane] = pieceAt[p / piece];
-        SmallVector<Value> indices = {
-            panelIndex, at[loops->reductions.front()], firstLane};
+        SmallVector<Value> indices = {panelIndex};
+        for (unsigned r : loops->reductions)
+          indices.push_back(at[r]);
+        indices.push_back(firstLane);
         Value part;
         if (masked) {
           Value pieceMask = vector::CreateMaskOp::create(

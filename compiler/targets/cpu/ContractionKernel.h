@@ -63,7 +63,10 @@ struct ContractionLoops {
   // (n floordiv P, k, n mod P); 0 = not packed. A register tile's lanes
   // then start at multiples of P and every vector of B is a slice of one
   // panel row: the K rows of one panel are one contiguous run instead of
-  // N * 4 bytes apart (a new 4 KiB page per k when N is 1024).
+  // N * 4 bytes apart (a new 4 KiB page per k when N is 1024). With several
+  // reduction dims (a channels-last convolution's HWIO filter, k = (kh, kw,
+  // c)) the panel is [ceil(N/P)][KH][KW][C][P], read as (n floordiv P, kh,
+  // kw, c, n mod P): the reductions in loop order, B row-major in them.
   int64_t lanePanel = 0;
   // B packed by the data tiling for the AMX tile kernel (AmxKernel.h) in
   // panels of 16 columns whose K groups are consecutive,

@@ -95,11 +95,15 @@ std::optional<Candidate> findCandidate(func::FuncOp dispatch,
       return WalkResult::interrupt();
     FailureOr<ContractionLoops> loops = matchContraction(op);
     if (failed(loops) || loops->kGroup != 1 || loops->laneStride != 1 ||
-        loops->reductions.size() != 1 || loops->vectorPerRow ||
-        !loops->scalarPerRow)
+        loops->vectorPerRow || !loops->scalarPerRow)
       return WalkResult::advance();
     std::optional<Packing> packing = choosePacking(op, *loops, target);
     if (!packing)
+      return WalkResult::advance();
+    // Several reduction dims (a channels-last convolution's HWIO filter,
+    // kiln.conv_nhwc): f32 lane panels only, the filter read as (kh, kw,
+    // c, m), which packs like a [KH * KW * C, M] matrix.
+    if (loops->reductions.size() != 1 && !packing->lanePanel)
       return WalkResult::advance();
     // Lane panels pay only in register tiles, which take the dispatch's
     // top-level contraction; inside a loop (a recurrence's step, run in
@@ -111,17 +115,22 @@ std::optional<Candidate> findCandidate(func::FuncOp dispatch,
     if (!arg || arg.getOwner() != &entry || !arg.hasOneUse())
       return WalkResult::advance();
     auto bType = dyn_cast<RankedTensorType>(arg.getType());
-    if (!bType || bType.getRank() != 2 || !bType.hasStaticShape())
+    int64_t reductions = static_cast<int64_t>(loops->reductions.size());
+    if (!bType || bType.getRank() != reductions + 1 ||
+        !bType.hasStaticShape())
       return WalkResult::advance();
-    unsigned k = loops->reductions.front();
     MLIRContext *ctx = op.getContext();
     AffineMap bMap = op.getMatchingIndexingMap(bOperand);
-    if (bMap.getResult(0) != getAffineDimExpr(k, ctx) ||
-        bMap.getResult(1) != getAffineDimExpr(loops->n, ctx))
+    for (auto [i, k] : llvm::enumerate(loops->reductions))
+      if (bMap.getResult(i) != getAffineDimExpr(k, ctx))
+        return WalkResult::advance();
+    if (bMap.getResults().back() != getAffineDimExpr(loops->n, ctx))
       return WalkResult::advance();
+    // A is read along the innermost reduction (its rows' runs).
     AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(loops->lhs));
     if (aMap.getNumResults() == 0 ||
-        aMap.getResults().back() != getAffineDimExpr(k, ctx))
+        aMap.getResults().back() !=
+            getAffineDimExpr(loops->reductions.back(), ctx))
       return WalkResult::advance();
     found = Candidate{op, *loops, arg.getArgNumber(), *packing};
     return WalkResult::interrupt();
@@ -181,7 +190,9 @@ FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
   FailureOr<std::vector<uint8_t>> bytes = weightBytes(constant);
   if (failed(bytes))
     return failure();
-  int64_t K = type.getDimSize(0), N = type.getDimSize(1);
+  // [K..., N]: the reduction dims flatten row-major into K.
+  int64_t N = type.getShape().back();
+  int64_t K = type.getNumElements() / std::max<int64_t>(N, 1);
   uint64_t width = type.getElementTypeBitWidth() / 8;
   OpBuilder builder(constant);
   Location loc = constant.getLoc();
@@ -189,8 +200,11 @@ FailureOr<PackedConstant> packConstant(arith::ConstantOp constant,
   if (int64_t p = packing.lanePanel) {
     // packed[q][k][j] = B[k][q * p + j], zero past N.
     int64_t panels = (N + p - 1) / p;
+    SmallVector<int64_t> packedShape = {panels};
+    packedShape.append(type.getShape().begin(), type.getShape().end() - 1);
+    packedShape.push_back(p);
     auto packedType =
-        RankedTensorType::get({panels, K, p}, type.getElementType());
+        RankedTensorType::get(packedShape, type.getElementType());
     std::vector<char> packed(panels * K * p * width, 0);
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
@@ -322,6 +336,19 @@ bool isZeroFill(Value init) {
   return fill && matchPattern(fill.getDpsInputs()[0], m_Zero());
 }
 
+// B's map in lane panels of `p` columns: (n floordiv p, k..., n mod p)
+// over the contraction's reduction dims, outermost first.
+AffineMap lanePanelMap(linalg::LinalgOp op, const ContractionLoops &loops,
+                       int64_t p) {
+  MLIRContext *ctx = op.getContext();
+  AffineExpr n = getAffineDimExpr(loops.n, ctx);
+  SmallVector<AffineExpr> results = {n.floorDiv(p)};
+  for (unsigned k : loops.reductions)
+    results.push_back(getAffineDimExpr(k, ctx));
+  results.push_back(n % p);
+  return AffineMap::get(op.getNumLoops(), 0, results, ctx);
+}
+
 // Rewrites the dispatch: B's argument takes the packed type, the
 // contraction becomes a generic over it (A flipped for vpdpbusd, whose
 // accumulators then start at the correction, the new last argument).
@@ -377,11 +404,7 @@ void rewriteDispatch(func::FuncOp dispatch, const Candidate &candidate,
                            {n.floorDiv(16), k.floorDiv(packing.group), n % 16,
                             k % packing.group},
                            ctx)
-      : packing.lanePanel
-          ? AffineMap::get(op.getNumLoops(), 0,
-                           {n.floorDiv(packing.lanePanel), k,
-                            n % packing.lanePanel},
-                           ctx)
+      : packing.lanePanel ? lanePanelMap(op, loops, packing.lanePanel)
           : AffineMap::get(op.getNumLoops(), 0,
                            {k.floorDiv(packing.group), n, k % packing.group},
                            ctx);
@@ -436,7 +459,7 @@ bool packsAtRunTime(const Candidate &candidate) {
   linalg::LinalgOp op = candidate.op;
   auto type = dyn_cast<RankedTensorType>(
       op.getDpsInputOperand(candidate.loops.rhs)->get().getType());
-  if (!type || !type.getElementType().isF32())
+  if (!type || !type.getElementType().isF32() || type.getRank() != 2)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t K = type.getDimSize(0), N = type.getDimSize(1);
