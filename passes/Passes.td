@@ -69,8 +69,8 @@ def ChannelsLast : Pass<"kiln-channels-last", "::mlir::ModuleOp"> {
   let summary = "Run the late, few-pixel convolutions of a CNN channels last";
   let description = [{
     Rewrites each f32 `kiln.conv` of one group, 2-D and static, with at
-    most `max-pixels` output pixels per image and at least `min-channels`
-    input and output channels, into `kiln.conv_nhwc` on transposed input
+    most `max-pixels` output pixels per image, output rows of at least 4
+    pixels and at least `min-channels` input and output channels, into `kiln.conv_nhwc` on transposed input
     (NCHW -> NHWC) and filter (OIHW -> HWIO, folded for a constant filter),
     followed by a transpose of its result back to NCHW. The transposes then
     move down through elementwise ops (unary ones; add, sub, mul, max, min

@@ -40,9 +40,11 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value value,
       .getResult();
 }
 
-// Whether `conv` runs channels last: a 2-D float convolution of one group
-// and static shapes, with at most `maxPixels` output pixels per image and
-// at least `minChannels` input and output channels.
+// Whether `conv` runs channels last: a 2-D f32 convolution of one group
+// and static shapes, with at most `maxPixels` output pixels per image, output
+// rows of at least 4 pixels (the register tile's rows; a 1x1 plane, as in
+// a squeeze-excite block, is the same bytes either way and would only gain
+// two transposes) and at least `minChannels` input and output channels.
 bool eligible(ConvOp conv, int64_t maxPixels, int64_t minChannels) {
   auto input = dyn_cast<RankedTensorType>(conv.getInput().getType());
   auto filter = dyn_cast<RankedTensorType>(conv.getFilter().getType());
@@ -58,7 +60,8 @@ bool eligible(ConvOp conv, int64_t maxPixels, int64_t minChannels) {
           input.getElementType())
     return false;
   int64_t pixels = result.getDimSize(2) * result.getDimSize(3);
-  return pixels <= maxPixels && input.getDimSize(1) >= minChannels &&
+  return pixels <= maxPixels && result.getDimSize(3) >= 4 &&
+         input.getDimSize(1) >= minChannels &&
          result.getDimSize(1) >= minChannels;
 }
 

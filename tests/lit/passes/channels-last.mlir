@@ -88,3 +88,13 @@ func.func @shared(%x: tensor<1x64x7x7xf32>, %w: tensor<64x64x1x1xf32>, %c: tenso
   %2 = kiln.relu %0 : tensor<1x64x7x7xf32>
   return %1, %2 : tensor<1x64x7x7xf32>, tensor<1x64x7x7xf32>
 }
+
+// A 1x1 plane (a squeeze-excite block's convs): the same bytes in either
+// layout, left alone rather than given two transposes.
+// CHECK-LABEL: func.func @one_pixel(
+// CHECK-NOT: kiln.transpose
+// CHECK: kiln.conv %{{.*}} : tensor<1x288x1x1xf32>, tensor<72x288x1x1xf32>
+func.func @one_pixel(%x: tensor<1x288x1x1xf32>, %w: tensor<72x288x1x1xf32>) -> tensor<1x72x1x1xf32> {
+  %0 = kiln.conv %x, %w : tensor<1x288x1x1xf32>, tensor<72x288x1x1xf32>
+  return %0 : tensor<1x72x1x1xf32>
+}
