@@ -126,10 +126,11 @@ cl::opt<std::string> codegen(
 cl::opt<std::string> convLayout(
     "conv-layout",
     cl::desc("Activation layout of f32 convolutions on the CPU: auto "
-             "(default: convolutions of at most 196 output pixels and 64 or "
-             "more channels, the late stages of a CNN, run channels last, "
-             "NHWC, with transposes only at the edges of each chain of "
-             "them) or nchw (all channels first, as the model has them)"),
+             "(default: with --target=cpu, convolutions of at most 196 output "
+             "pixels and 64 or more channels, the late stages of a CNN, run "
+             "channels last, NHWC, with transposes only at the edges of each "
+             "chain of them) or nchw (all channels first, as the model has "
+             "them; what --target=cuda and cpu,cuda use)"),
     cl::init("auto"), cl::cat(kilncCategory));
 
 // For kiln-compare's tests only: a known fault in one node's result.
@@ -402,7 +403,9 @@ int main(int argc, char **argv) {
                  << "' (expected auto or nchw)\n";
     return 1;
   }
-  pipelineOptions.channelsLast = wantCpu && convLayout == "auto";
+  // The layout is the CPU kernels' choice, made on the graph both plans
+  // share: a cpu,cuda artifact keeps the model's NCHW for both.
+  pipelineOptions.channelsLast = wantCpu && !wantCuda && convLayout == "auto";
   pipelineOptions.precision = precision;
   pipelineOptions.precisionAllow.assign(precisionAllow.begin(),
                                         precisionAllow.end());
