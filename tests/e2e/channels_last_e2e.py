@@ -5,11 +5,11 @@ filters in lane panels), checked against onnxruntime (never against Kiln
 itself).
 
 Bottleneck-style chains with the shapes that stress the layout:
-  batch 2, input 2x64x18x22: a 3x3 conv at 18x22 (396 pixels: stays
-  channels first), a stride-2 3x3 to 9x11 (rows of 11 pixels), then
+  batch 2, input 2x64x66x70: a 3x3 conv at 66x70 (4620 pixels, more than
+  4096: stays channels first), a stride-2 3x3 to 33x35, then
     a   1x1, 64 -> 70                     (70 lanes: a masked edge tile)
     b   3x3, pads (1, 2, 1, 0), 70 -> 64
-    c   3x3, stride 2, dilation 2, pads 2, 64 -> 100 (5x6)
+    c   3x3, stride 2, dilation 2, pads 2, 64 -> 100 (17x18)
     d   1x1, stride 2, pads (0, 0, 0, 1) on a's input, 64 -> 100
     Relu(c + d), then a 3x3 to 48 channels (too few: channels first)
   batch 1, input 1x96x14x14 (ResNet-50's stage 3 shape, smaller):
@@ -89,20 +89,21 @@ class Graph:
 
 
 def chain_odd(path):
-    """Batch 2: a conv of 18x22 output pixels (too many: channels first),
-    a stride-2 one down to 9x11 (rows of 11 and 5 pixels), 70 and 100
-    channels, asymmetric pads, stride 2 with dilation 2, a residual add of
-    a strided 1x1 projection, then a conv with too few channels (48)."""
+    """Batch 2: a conv of 66x70 output pixels (4620, more than 4096:
+    channels first), a stride-2 one down to 33x35 (rows of 35 pixels: 5
+    tiles of 7 on AVX-512), 70 and 100 channels, asymmetric pads, stride 2
+    with dilation 2, a residual add of a strided 1x1 projection, then a
+    conv with too few channels (48)."""
     g = Graph(3)
-    x = g.conv("input", 64, 64, kernel=3, pads=(1, 1, 1, 1))        # 18x22
-    x = g.conv(x, 64, 64, kernel=3, stride=2, pads=(1, 1, 1, 1))    # 9x11
+    x = g.conv("input", 64, 64, kernel=3, pads=(1, 1, 1, 1))        # 66x70
+    x = g.conv(x, 64, 64, kernel=3, stride=2, pads=(1, 1, 1, 1))    # 33x35
     a = g.conv(x, 64, 70)
     b = g.conv(a, 70, 64, kernel=3, pads=(1, 2, 1, 0))
-    c = g.conv(b, 64, 100, kernel=3, stride=2, dilation=2, pads=(2, 2, 2, 2))  # 5x6
-    d = g.conv(x, 64, 100, stride=2, pads=(0, 0, 0, 1), relu=False)            # 5x6
+    c = g.conv(b, 64, 100, kernel=3, stride=2, dilation=2, pads=(2, 2, 2, 2))  # 17x18
+    d = g.conv(x, 64, 100, stride=2, pads=(0, 0, 0, 1), relu=False)            # 17x18
     s = g.op("Relu", [g.op("Add", [c, d])])
     f = g.conv(s, 100, 48, kernel=3, pads=(1, 1, 1, 1))   # 48 channels
-    return g.save(path, (2, 64, 18, 22), f), (2, 64, 18, 22)
+    return g.save(path, (2, 64, 66, 70), f), (2, 64, 66, 70)
 
 
 def chain_stage(path):

@@ -126,10 +126,10 @@ cl::opt<std::string> codegen(
 cl::opt<std::string> convLayout(
     "conv-layout",
     cl::desc("Activation layout of f32 convolutions on the CPU: auto "
-             "(default: with --target=cpu, convolutions of at most 196 output "
-             "pixels and 64 or more channels, the late stages of a CNN, run "
-             "channels last, NHWC, with transposes only at the edges of each "
-             "chain of them) or nchw (all channels first, as the model has "
+             "(default: with --target=cpu, f32 convolutions of at most 4096 "
+             "output pixels and 64 or more channels, a CNN's body after its "
+             "stem, run channels last, NHWC, with transposes only at the edges "
+             "of each chain of them) or nchw (all channels first, as the model has "
              "them; what --target=cuda and cpu,cuda use)"),
     cl::init("auto"), cl::cat(kilncCategory));
 

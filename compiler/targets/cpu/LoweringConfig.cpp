@@ -697,6 +697,13 @@ channelsLastConv(RegisterTileCandidate candidate, const TargetChoice &target,
     // (1.29 as 7 x 32; 1.80 channels first), 14x14x256 1.01 ms as 14 x 32
     // (1.33 channels first).
     c.rows = rowsTotal <= 14 ? rowsTotal : target.f32TileRows();
+    // Longer rows: the largest divisor up to 14 (28 -> 14, 56 -> 14), so
+    // no tile clamps its rows.
+    for (int64_t r = 14; rowsTotal > 14 && r > c.rows; --r)
+      if (rowsTotal % r == 0) {
+        c.rows = r;
+        break;
+      }
     c.lanes = width * llvm::bit_floor(static_cast<uint64_t>(
                           std::clamp<int64_t>(28 / c.rows, 1, 4)));
     return c;

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-channels-last --kiln-graph-cleanup | FileCheck %s
 // RUN: kiln-opt %s --kiln-channels-last="max-pixels=16" --kiln-graph-cleanup | FileCheck %s --check-prefix=SMALL
+// RUN: kiln-opt %s --kiln-channels-last --cse | FileCheck %s --check-prefix=CSE
 // RUN: kiln-opt %s --kiln-channels-last --kiln-to-linalg | FileCheck %s --check-prefix=LINALG
 
 // kiln-channels-last: f32 convs of one group with at most max-pixels
@@ -58,21 +59,22 @@ func.func @block(%x: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
   return %6 : tensor<1x64x7x7xf32>
 }
 
-// Left channels first: more than 196 output pixels (16x16), two groups,
+// Left channels first: more than 4096 output pixels (72x72), two groups,
 // fewer than 64 output channels, an f16 conv.
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT: kiln.conv_nhwc
 // CHECK-NOT: kiln.transpose
 // CHECK: return
-func.func @left_alone(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x1x1xf32>,
+func.func @left_alone(%big: tensor<1x64x72x72xf32>, %x: tensor<1x64x16x16xf32>,
+                      %w: tensor<64x64x1x1xf32>,
                       %g: tensor<64x32x1x1xf32>, %n: tensor<32x64x1x1xf32>,
                       %h: tensor<1x64x7x7xf16>, %hw: tensor<64x64x1x1xf16>)
-    -> (tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x64x7x7xf16>) {
-  %0 = kiln.conv %x, %w : tensor<1x64x16x16xf32>, tensor<64x64x1x1xf32>
+    -> (tensor<1x64x72x72xf32>, tensor<1x64x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x64x7x7xf16>) {
+  %0 = kiln.conv %big, %w : tensor<1x64x72x72xf32>, tensor<64x64x1x1xf32>
   %1 = kiln.conv %x, %g {groups = 2 : i64} : tensor<1x64x16x16xf32>, tensor<64x32x1x1xf32>
   %2 = kiln.conv %x, %n : tensor<1x64x16x16xf32>, tensor<32x64x1x1xf32>
   %3 = kiln.conv %h, %hw : tensor<1x64x7x7xf16>, tensor<64x64x1x1xf16>
-  return %0, %1, %2, %3 : tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x64x7x7xf16>
+  return %0, %1, %2, %3 : tensor<1x64x72x72xf32>, tensor<1x64x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x64x7x7xf16>
 }
 
 // A transpose with another user does not move (it would then run twice),
@@ -97,4 +99,16 @@ func.func @shared(%x: tensor<1x64x7x7xf32>, %w: tensor<64x64x1x1xf32>, %c: tenso
 func.func @one_pixel(%x: tensor<1x288x1x1xf32>, %w: tensor<72x288x1x1xf32>) -> tensor<1x72x1x1xf32> {
   %0 = kiln.conv %x, %w : tensor<1x288x1x1xf32>, tensor<72x288x1x1xf32>
   return %0 : tensor<1x72x1x1xf32>
+}
+
+// Two convs reading one tensor: each transposes it, and CSE (which kilnc
+// runs after the pass) keeps one transpose.
+// CSE-LABEL: func.func @two_readers(
+// CSE: kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CSE-NOT: kiln.transpose %arg0
+// CSE: return
+func.func @two_readers(%x: tensor<1x64x7x7xf32>, %w: tensor<64x64x1x1xf32>, %v: tensor<128x64x1x1xf32>) -> (tensor<1x64x7x7xf32>, tensor<1x128x7x7xf32>) {
+  %0 = kiln.conv %x, %w : tensor<1x64x7x7xf32>, tensor<64x64x1x1xf32>
+  %1 = kiln.conv %x, %v : tensor<1x64x7x7xf32>, tensor<128x64x1x1xf32>
+  return %0, %1 : tensor<1x64x7x7xf32>, tensor<1x128x7x7xf32>
 }
