@@ -25,9 +25,11 @@ Kiln compiles each model with
     --codegen=loop-order    channels last without register tiles
 
 and every output must match onnxruntime within 1e-4 + 1e-3 |ort|. The
-dump of each channels-last build must show the NHWC convolutions (their
-7-loop contraction dispatches, output [N, OH, OW, M]) and no more
-transposes than the chain edges need; the nchw build none.
+dump of each channels-last build must show which convs run channels last
+(their contraction dispatches end in the output channels), no pad
+dispatch of an NHWC tensor with register tiles (the kernel reads the input
+unpadded), and no more transposes than the chain edges need; the nchw
+build no channels-last conv.
 
 Prints one line per check and ends with 'N passed, N failed, N not run on
 this host'; exit status 1 when anything failed.
@@ -171,6 +173,14 @@ def main():
             want = {conv: "nhwc" if nhwc and conv not in CHANNELS_FIRST[name] else "nchw"
                     for conv, _ in convs}
             check(found == want, f"{name} [{label}]: conv layouts {found} (expected {want})")
+            if nhwc and "--codegen=loop-order" not in flags:
+                # Register tiles read the channels-last input unpadded
+                # (ChannelsLastPad.h): no pad dispatch of an NHWC tensor
+                # (one ending in 64, 70 or 256 channels).
+                pads = re.findall(r"^dispatch_\w+ \(called \d+x\): tensor.pad  -> "
+                                  r"tensor<\d+x\d+x\d+x(64|70|256)xf32>", dump, re.M)
+                check(not pads, f"{name} [{label}]: {len(pads)} channels-last pad dispatches "
+                                f"(expected none)")
             if nhwc:
                 t = transposes(dump)
                 # Into NHWC once per chain input path, back before the

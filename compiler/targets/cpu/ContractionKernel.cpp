@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/ContractionKernel.h"
 
+#include "compiler/targets/cpu/ChannelsLastPad.h"
+
 #include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -1027,6 +1029,113 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
              << geometry->strides[1];
   } else if (gatherRows) {
     return op.emitOpError("gather_b = \"rows\" needs a gathered B");
+  }
+  // A read through a channels-last convolution's folded pad
+  // (ChannelsLastPad.h): the padded tensor is never written. The kernel
+  // reads the unpadded input X; each output row's kh loop covers only the
+  // filter rows inside the plane, and the tile rows whose pixels can reach
+  // past the left or right edge (known from the shapes: a 3x3 conv's first
+  // and last pixel of a row) read zero there.
+  struct PaddedA {
+    Value input;                // X: memref<N x H x W x C>
+    SmallVector<Value> offsets; // the tile's slice of the padded tensor
+    int64_t top = 0, left = 0, height = 0, width = 0;
+    int64_t hDilation = 1;      // kh's coefficient in A's row index
+    SmallVector<bool> edgeRows; // tile rows that can fall in the padding
+  };
+  std::optional<PaddedA> paddedA;
+  {
+    auto slice = a.getDefiningOp<memref::SubViewOp>();
+    Value padded = slice ? slice.getSource() : a;
+    std::optional<ChannelsLastPad> pad;
+    for (Operation *user : padded.getUsers())
+      if (auto generic = dyn_cast<linalg::GenericOp>(user);
+          generic && generic.getNumDpsInits() == 1 &&
+          generic.getDpsInits()[0] == padded)
+        pad = ChannelsLastPad::read(generic);
+    if (pad) {
+      auto func = op->getParentOfType<func::FuncOp>();
+      MLIRContext *ctx = op.getContext();
+      unsigned numLoops = op.getNumLoops();
+      // The coefficient of loop `dim` in `e`, when `e` is c1 * d_i + c2 *
+      // d_j (no constant) over the two dims given.
+      auto linearIn = [&](AffineExpr e, unsigned i, unsigned j)
+          -> std::optional<std::pair<int64_t, int64_t>> {
+        auto at = [&](unsigned dim) {
+          SmallVector<AffineExpr> values;
+          for (unsigned d = 0; d < numLoops; ++d)
+            values.push_back(getAffineConstantExpr(d == dim ? 1 : 0, ctx));
+          auto folded = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+              e.replaceDimsAndSymbols(values, {}), 0, 0));
+          return folded ? folded.getValue() : INT64_MIN;
+        };
+        int64_t ci = at(i), cj = at(j);
+        if (ci < 1 || cj < 1)
+          return std::nullopt;
+        AffineExpr rest = simplifyAffineExpr(
+            e - getAffineDimExpr(i, ctx) * ci - getAffineDimExpr(j, ctx) * cj,
+            numLoops, 0);
+        auto zero = dyn_cast<AffineConstantExpr>(rest);
+        if (!zero || zero.getValue() != 0)
+          return std::nullopt;
+        return std::pair(ci, cj);
+      };
+      auto input =
+          func && pad->input < static_cast<int64_t>(func.getNumArguments())
+              ? func.getArgument(pad->input)
+              : Value();
+      auto inputType = input ? dyn_cast<MemRefType>(input.getType()) : nullptr;
+      std::optional<std::pair<int64_t, int64_t>> hIndex, wIndex;
+      if (aMap.getNumResults() == 4 && loops->reductions.size() == 3 &&
+          loops->m == 2 && numLoops == 7) {
+        hIndex = linearIn(aMap.getResult(1), 1, loops->reductions[0]);
+        wIndex = linearIn(aMap.getResult(2), loops->m, loops->reductions[1]);
+      }
+      std::optional<int64_t> staticRows = getConstantIntValue(
+          op.createLoopRanges(rewriter, loc)[loops->m].size);
+      std::optional<int64_t> staticKw = getConstantIntValue(
+          op.createLoopRanges(rewriter, loc)[loops->reductions[1]].size);
+      if (!inputType || inputType.getRank() != 4 ||
+          !inputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
+          !loops->operandType.isF32() || panels || gatherB || !hIndex ||
+          !wIndex || !staticRows || !staticKw ||
+          (slice && !llvm::all_of(slice.getStaticStrides(),
+                                  [](int64_t s) { return s == 1; })))
+        return op.emitOpError("reads A through a kiln.channels_last_pad "
+                              "generic but is not the f32 channels-last "
+                              "convolution the kernel reads unpadded "
+                              "(loops (n, oh, ow, m, kh, kw, c), A at (n, "
+                              "oh * s + kh * d, ow * s + kw * d, c))");
+      PaddedA p;
+      p.input = input;
+      p.top = pad->top;
+      p.left = pad->left;
+      p.height = inputType.getDimSize(1);
+      p.width = inputType.getDimSize(2);
+      p.hDilation = hIndex->second;
+      if (slice)
+        for (OpFoldResult offset : slice.getMixedOffsets())
+          p.offsets.push_back(
+              getValueOrCreateConstantIndexOp(rewriter, loc, offset));
+      else
+        p.offsets.assign(4, arith::ConstantIndexOp::create(rewriter, loc, 0));
+      // Rows whose pixel can lie left of the plane (ow * s < left) or
+      // right of it for some kw (ow * s + (KW - 1) * d - left >= W), for
+      // every row tile start m0 (multiples of `rows`) and a workgroup
+      // whose columns start at 0; any other start: every row.
+      std::optional<int64_t> columnOffset = getConstantIntValue(
+          slice ? slice.getMixedOffsets()[2] : OpFoldResult(rewriter.getIndexAttr(0)));
+      int64_t ws = wIndex->first, wd = wIndex->second;
+      int64_t lastStart = (*staticRows - 1) / rows * rows;
+      for (int64_t i = 0; i < rows; ++i) {
+        int64_t firstOw = i, lastOw = std::min(lastStart + i, *staticRows - 1);
+        bool edge = !columnOffset || *columnOffset != 0 ||
+                    firstOw * ws < p.left ||
+                    lastOw * ws + (*staticKw - 1) * wd - p.left >= p.width;
+        p.edgeRows.push_back(edge);
+      }
+      paddedA = std::move(p);
+    }
   }
   // A panel of B packed by the kernel: [kc / g][lanes * g], plus (vnni)
   // 128 * its column sums, one i32 per lane. Both are stack scratch that
@@ -2171,10 +2280,40 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       }
       return whole;
     };
-    // One element of A, extended and broadcast to every lane.
-    auto loadA = [&](OpBuilder &bb, Location bl, ArrayRef<Value> point) {
-      Value scalar = memref::LoadOp::create(
-          bb, bl, a, operandIndices(bb, bl, aMap, point));
+    // One element of A, extended and broadcast to every lane. Through a
+    // folded pad (`paddedA`), the unpadded input's element; tile row `row`
+    // when it can fall in the left or right padding reads zero there (the
+    // kh loop keeps every row inside the plane vertically).
+    auto loadA = [&](OpBuilder &bb, Location bl, ArrayRef<Value> point,
+                     int64_t row) {
+      Value scalar;
+      if (paddedA) {
+        SmallVector<Value> at = operandIndices(bb, bl, aMap, point);
+        for (auto [d, offset] : llvm::enumerate(paddedA->offsets))
+          if (!isConstantIntValue(offset, 0))
+            at[d] = arith::AddIOp::create(bb, bl, at[d], offset);
+        auto cst = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(bb, bl, v).getResult();
+        };
+        at[1] = arith::SubIOp::create(bb, bl, at[1], cst(paddedA->top));
+        at[2] = arith::SubIOp::create(bb, bl, at[2], cst(paddedA->left));
+        Value inside;
+        // row -2: the caller checked the bounds already.
+        if (row == -1 || (row >= 0 && paddedA->edgeRows[row])) {
+          // Unsigned: a column left of the plane is huge.
+          inside = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult,
+                                         at[2], cst(paddedA->width));
+          at[2] = arith::SelectOp::create(bb, bl, inside, at[2], cst(0));
+        }
+        scalar = memref::LoadOp::create(bb, bl, paddedA->input, at);
+        if (inside)
+          scalar = arith::SelectOp::create(
+              bb, bl, inside, scalar,
+              arith::ConstantOp::create(bb, bl, bb.getZeroAttr(operandType)));
+      } else {
+        scalar = memref::LoadOp::create(
+            bb, bl, a, operandIndices(bb, bl, aMap, point));
+      }
       return vector::BroadcastOp::create(bb, bl, vectorType,
                                          toF32(bb, bl, scalar))
           .getResult();
@@ -2197,8 +2336,12 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                     aPanel, chunk);
     // The reduction nest: K blocks split the outermost reduction dim; the
     // accumulators are carried through every level.
+    // `skip`: tile rows whose pixel lies in the left or right padding for
+    // this kw (a folded pad, `paddedA`): their accumulators pass through;
+    // the other rows' loads need no bounds then (`checked`).
     auto fmaStep = [&](OpBuilder &body, Location bl, ArrayRef<Value> at,
-                       ValueRange acc) {
+                       ValueRange acc, ArrayRef<bool> skip = {},
+                       bool checked = false) {
       SmallVector<Value> point(at);
       Value sharedB, sharedA;
       if (gather)
@@ -2220,9 +2363,13 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       else if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)
-        sharedA = loadA(body, bl, point);
+        sharedA = loadA(body, bl, point, -1);
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
+        if (!skip.empty() && skip[i]) {
+          next.push_back(acc[i]);
+          continue;
+        }
         point[loops->m] = readRows[i];
         Value bVector =
             sharedB ? sharedB
@@ -2239,19 +2386,102 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   body, bl, aPanel,
                   ValueRange{groupPanel ? readRows[i] : rowIndex[i], kk}));
         } else {
-          aVector = loadA(body, bl, point);
+          aVector = loadA(body, bl, point, checked ? -2 : i);
         }
         next.push_back(multiplyAdd(body, bl, aVector, bVector, acc[i]));
       }
       return next;
     };
+    // A folded pad's edge rows (at most 3, which can reach past the left
+    // or right edge of the plane) are tested once per kw, not per k: the
+    // innermost loop is emitted once per combination of valid edge rows,
+    // leaving the invalid rows' FMAs out.
+    SmallVector<int64_t> edgeRows;
+    if (paddedA)
+      for (int64_t i = 0; i < rows; ++i)
+        if (paddedA->edgeRows[i])
+          edgeRows.push_back(i);
+    bool splitEdges = paddedA && !edgeRows.empty() && edgeRows.size() <= 3 &&
+                      loops->reductions.size() == 3;
     std::function<SmallVector<Value>(OpBuilder &, Location, size_t,
                                      SmallVector<Value>, ValueRange)>
-        nest = [&](OpBuilder &nb, Location nl, size_t level,
+        nest;
+    // The innermost reduction loop for the kw `point`, per edge-row case.
+    auto innermost = [&](OpBuilder &nb, Location nl, SmallVector<Value> at,
+                         ValueRange acc) -> SmallVector<Value> {
+      unsigned d = loops->reductions.back();
+      SmallVector<Value> valid;
+      for (int64_t i : edgeRows) {
+        SmallVector<Value> point(at);
+        point[loops->m] = readRows[i];
+        point[d] = zero;
+        Value w = operandIndices(nb, nl, aMap, point)[2];
+        w = arith::AddIOp::create(nb, nl, w, paddedA->offsets[2]);
+        w = arith::SubIOp::create(
+            nb, nl, w, arith::ConstantIndexOp::create(nb, nl, paddedA->left));
+        valid.push_back(arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::ult, w,
+            arith::ConstantIndexOp::create(nb, nl, paddedA->width)));
+      }
+      std::function<SmallVector<Value>(OpBuilder &, Location, size_t,
+                                       SmallVector<bool>, ValueRange)>
+          choose = [&](OpBuilder &cb, Location cl, size_t e,
+                       SmallVector<bool> skip,
+                       ValueRange values) -> SmallVector<Value> {
+        if (e == edgeRows.size()) {
+          auto loop = scf::ForOp::create(
+              cb, cl, zero, sizes[d], one, values,
+              [&](OpBuilder &body, Location bl, Value iv, ValueRange inner) {
+                SmallVector<Value> point(at);
+                point[d] = iv;
+                scf::YieldOp::create(
+                    body, bl, fmaStep(body, bl, point, inner, skip, true));
+              });
+          return SmallVector<Value>(loop.getResults());
+        }
+        auto branch = scf::IfOp::create(
+            cb, cl, valid[e],
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(tb, tl, choose(tb, tl, e + 1, skip, values));
+            },
+            [&](OpBuilder &eb, Location el) {
+              SmallVector<bool> skipped(skip);
+              skipped[edgeRows[e]] = true;
+              scf::YieldOp::create(eb, el,
+                                   choose(eb, el, e + 1, skipped, values));
+            });
+        return SmallVector<Value>(branch.getResults());
+      };
+      return choose(nb, nl, 0, SmallVector<bool>(rows, false), acc);
+    };
+    nest = [&](OpBuilder &nb, Location nl, size_t level,
                    SmallVector<Value> at, ValueRange acc) {
           unsigned d = loops->reductions[level];
           Value lower = level == 0 ? k0 : zero;
           Value upper = level == 0 ? kEnd : sizes[d];
+          if (paddedA && level == 0) {
+            // The filter rows kh whose input row ih = h0 + kh * d - top
+            // lies in [0, H), h0 the padded row at kh = 0.
+            SmallVector<Value> first(at);
+            first[d] = zero;
+            Value h0 = arith::AddIOp::create(
+                nb, nl, operandIndices(nb, nl, aMap, first)[1],
+                paddedA->offsets[1]);
+            auto cst = [&](int64_t v) {
+              return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+            };
+            Value dilation = cst(paddedA->hDilation);
+            Value below = arith::CeilDivSIOp::create(
+                nb, nl, arith::SubIOp::create(nb, nl, cst(paddedA->top), h0),
+                dilation);
+            Value above = arith::CeilDivSIOp::create(
+                nb, nl,
+                arith::SubIOp::create(
+                    nb, nl, cst(paddedA->height + paddedA->top), h0),
+                dilation);
+            lower = arith::MaxSIOp::create(nb, nl, lower, below);
+            upper = arith::MinSIOp::create(nb, nl, upper, above);
+          }
           auto loop = scf::ForOp::create(
               nb, nl, lower, upper, one, acc,
               [&](OpBuilder &body, Location bl, Value iv, ValueRange inner) {
@@ -2260,6 +2490,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                 SmallVector<Value> next =
                     level + 1 == loops->reductions.size()
                         ? fmaStep(body, bl, point, inner)
+                    : splitEdges && level + 2 == loops->reductions.size()
+                        ? innermost(body, bl, point, inner)
                         : nest(body, bl, level + 1, point, inner);
                 scf::YieldOp::create(body, bl, next);
               });

@@ -1,6 +1,7 @@
 //===- CpuBackend.cpp - The x86-64 target backend -------------------------===//
 #include "compiler/targets/cpu/CpuBackend.h"
 
+#include "compiler/targets/cpu/ChannelsLastPad.h"
 #include "compiler/targets/cpu/DataTiling.h"
 #include "compiler/targets/cpu/DepthwisePad.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
@@ -31,6 +32,10 @@ public:
     // Depthwise convs read their input unpadded: the pad dispatch goes,
     // the depthwise kernel's loads take the padding as bounds.
     if (failed(foldDepthwisePads(module, target)))
+      return failure();
+    // Channels-last convs likewise: the register tiles take the padding
+    // as kh loop bounds and zero edge rows.
+    if (failed(foldChannelsLastPads(module)))
       return failure();
     return packConstantWeights(module, target);
   }

@@ -3,6 +3,7 @@
 // The CPU backend's steps as passes, so that kiln-opt runs each alone.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/targets/cpu/ChannelsLastPad.h"
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "compiler/targets/cpu/DataTiling.h"
 #include "compiler/targets/cpu/DepthwisePad.h"
@@ -32,6 +33,7 @@ namespace mlir::kiln::cpu {
 #define GEN_PASS_DEF_CPUPACKWEIGHTS
 #define GEN_PASS_DEF_CPUIMPLICITGEMM
 #define GEN_PASS_DEF_CPUFOLDDEPTHWISEPADS
+#define GEN_PASS_DEF_CPUFOLDCHANNELSLASTPADS
 #define GEN_PASS_REGISTRATION
 #include "compiler/targets/cpu/Passes.h.inc"
 
@@ -79,6 +81,17 @@ public:
   using impl::CpuImplicitGemmBase<CpuImplicitGemmPass>::CpuImplicitGemmBase;
   void runOnOperation() override {
     if (failed(withTarget(getOperation(), cpu, formImplicitGemms)))
+      signalPassFailure();
+  }
+};
+
+class CpuFoldChannelsLastPadsPass
+    : public impl::CpuFoldChannelsLastPadsBase<CpuFoldChannelsLastPadsPass> {
+public:
+  using impl::CpuFoldChannelsLastPadsBase<
+      CpuFoldChannelsLastPadsPass>::CpuFoldChannelsLastPadsBase;
+  void runOnOperation() override {
+    if (failed(foldChannelsLastPads(getOperation())))
       signalPassFailure();
   }
 };

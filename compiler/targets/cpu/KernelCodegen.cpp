@@ -33,6 +33,7 @@
 
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/AmxKernel.h"
+#include "compiler/targets/cpu/ChannelsLastPad.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/DepthwisePad.h"
@@ -269,11 +270,15 @@ LogicalResult tileWorkgroups(func::FuncOp kernel,
   // contraction then reads a slice of the whole gather's result, whose
   // offsets tell the kernel where its tile starts, and the gather itself
   // is erased once the kernel is built.
-  if (config.gatherB)
+  // So does a channels-last conv's folded pad (ChannelsLastPad.h): the
+  // register tiles read the unpadded input.
+  if (config.strategy == Strategy::Contraction)
     options.setFusionControlFn(
-        [](tensor::ExtractSliceOp, OpResult producer,
-           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (producer.getOwner()->hasAttr(kConvGatherAttr))
+        [gatherB = config.gatherB](tensor::ExtractSliceOp, OpResult producer,
+                                   bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if ((gatherB && producer.getOwner()->hasAttr(kConvGatherAttr)) ||
+              producer.getOwner()->hasAttr(kChannelsLastPadAttr))
             return std::nullopt;
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         });
@@ -969,12 +974,14 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
                                          config->gatherRows,
                                          config->copyLanes)))
           return failure();
-      // The kernels gathered their panels from the input: the whole-tensor
-      // gather and its column buffer must be unread now, and go.
-      if (config->gatherB) {
+      // The kernels gathered their panels from the input (or read a
+      // channels-last conv's input unpadded): the whole-tensor gather or
+      // pad and its buffer must be unread now, and go.
+      {
         SmallVector<linalg::GenericOp> gathers;
         kernel->walk([&](linalg::GenericOp op) {
-          if (op->hasAttr(kConvGatherAttr))
+          if ((config->gatherB && op->hasAttr(kConvGatherAttr)) ||
+              op->hasAttr(kChannelsLastPadAttr))
             gathers.push_back(op);
         });
         for (linalg::GenericOp gather : gathers) {
@@ -991,8 +998,9 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
           if (!llvm::all_of(columns.getUsers(), [&](Operation *user) {
                 return user == gather.getOperation();
               }))
-            return gather.emitOpError("im2col columns are still read after "
-                                      "the kernel gathered its panels");
+            return gather.emitOpError(
+                "its whole-tensor result (im2col columns or a padded input) "
+                "is still read after the kernel read the input itself");
           Operation *buffer = columns.getDefiningOp();
           rewriter.eraseOp(gather);
           if (isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(buffer) &&

@@ -113,6 +113,31 @@ def CpuImplicitGemm : Pass<"kiln-cpu-implicit-gemm", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuFoldChannelsLastPads
+    : Pass<"kiln-cpu-fold-channels-last-pads", "::mlir::ModuleOp"> {
+  let summary = "Channels-last convolutions read their input unpadded: no "
+                "pad dispatch (padding as bounds in the register tiles)";
+  let description = [{
+    Runs on a whole module after dispatch formation (the host function and
+    its dispatches). Each call of a channels-last convolution dispatch
+    (kiln.conv_nhwc's 7-loop contraction) whose input is the result of a
+    zero-pad dispatch of dims 1 and 2 calls a copy of the dispatch that
+    takes the unpadded input instead and computes the padded one with a
+    generic marked `kiln.channels_last_pad` (exact for every strategy).
+    Register tiles leave that generic unfused and read the unpadded input
+    themselves: each output row's kh loop runs over the filter rows inside
+    the plane, and the tile rows that can reach past the left or right
+    edge read zeros there (ChannelsLastPad.h). The pad dispatch goes when
+    nothing else calls it.
+
+    Example: `kiln-opt --kiln-cpu-fold-channels-last-pads m.mlir`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def CpuFoldDepthwisePads
     : Pass<"kiln-cpu-fold-depthwise-pads", "::mlir::ModuleOp"> {
   let summary = "Depthwise convolutions read their input unpadded: no pad "
