@@ -9,7 +9,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -147,8 +146,6 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
     if (s.stage == Stage::GraphOptimization && options.channelsLast) {
       PassManager layout(&context);
       layout.addPass(createChannelsLast());
-      // Two convs reading one tensor each transposed it: one transpose.
-      layout.addPass(createCSEPass());
       if (failed(layout.run(module)))
         return failure();
     }

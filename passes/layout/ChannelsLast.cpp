@@ -189,8 +189,25 @@ public:
     // Transposes of transposes merge, identities vanish and the filters'
     // transposes fold into constants (the ops' folders).
     TransposeOp::getCanonicalizationPatterns(patterns, context);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    // Two convs reading one tensor each transposed it: the first transpose
+    // (in block order) serves both.
+    DenseMap<std::pair<Value, Attribute>, TransposeOp> first;
+    SmallVector<TransposeOp> duplicates;
+    getOperation()->walk([&](TransposeOp op) {
+      auto [it, inserted] =
+          first.try_emplace({op.getInput(), op.getPermAttr()}, op);
+      if (!inserted && it->second->getBlock() == op->getBlock())
+        duplicates.push_back(op);
+    });
+    for (TransposeOp op : duplicates) {
+      op.getResult().replaceAllUsesWith(
+          first.lookup({op.getInput(), op.getPermAttr()}).getResult());
+      op->erase();
+    }
   }
 };
 

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --kiln-channels-last --kiln-graph-cleanup | FileCheck %s
 // RUN: kiln-opt %s --kiln-channels-last="max-pixels=16" --kiln-graph-cleanup | FileCheck %s --check-prefix=SMALL
-// RUN: kiln-opt %s --kiln-channels-last --cse | FileCheck %s --check-prefix=CSE
+// RUN: kiln-opt %s --kiln-channels-last | FileCheck %s --check-prefix=CSE
 // RUN: kiln-opt %s --kiln-channels-last --kiln-to-linalg | FileCheck %s --check-prefix=LINALG
 
 // kiln-channels-last: f32 convs of one group with at most max-pixels
@@ -101,8 +101,8 @@ func.func @one_pixel(%x: tensor<1x288x1x1xf32>, %w: tensor<72x288x1x1xf32>) -> t
   return %0 : tensor<1x72x1x1xf32>
 }
 
-// Two convs reading one tensor: each transposes it, and CSE (which kilnc
-// runs after the pass) keeps one transpose.
+// Two convs reading one tensor: each transposes it, and the pass keeps
+// the first transpose for both.
 // CSE-LABEL: func.func @two_readers(
 // CSE: kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
 // CSE-NOT: kiln.transpose %arg0
