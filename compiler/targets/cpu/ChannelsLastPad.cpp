@@ -23,24 +23,13 @@
 
 namespace mlir::kiln::cpu {
 
-DictionaryAttr ChannelsLastPad::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  return b.getDictionaryAttr(
-      {b.getNamedAttr("input", b.getI64IntegerAttr(input)),
-       b.getNamedAttr("pads", b.getDenseI64ArrayAttr({top, left}))});
-}
-
 std::optional<ChannelsLastPad> ChannelsLastPad::read(Operation *op) {
-  auto dict =
-      op ? op->getAttrOfType<DictionaryAttr>(kChannelsLastPadAttr) : nullptr;
-  if (!dict)
+  std::optional<FoldedPad> pad = FoldedPad::read(op, kChannelsLastPadAttr);
+  if (!pad)
     return std::nullopt;
-  auto input = dict.getAs<IntegerAttr>("input");
-  auto pads = dict.getAs<DenseI64ArrayAttr>("pads");
-  if (!input || !pads || pads.size() != 2 || input.getInt() < 0 ||
-      pads[0] < 0 || pads[1] < 0)
-    return std::nullopt;
-  return ChannelsLastPad{input.getInt(), pads[0], pads[1]};
+  ChannelsLastPad result;
+  static_cast<FoldedPad &>(result) = *pad;
+  return result;
 }
 
 namespace {
@@ -100,50 +89,6 @@ SmallVector<unsigned> channelsLastInputs(func::FuncOp dispatch) {
   return found;
 }
 
-// P[n, h, w, c] = inside ? X[n, h - top, w - left, c] : 0.
-Value buildPad(OpBuilder &b, Location loc, Value x, RankedTensorType type,
-               const ChannelsLastPad &pad) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  int64_t height = xType.getDimSize(1), width = xType.getDimSize(2);
-  MLIRContext *ctx = b.getContext();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity}, parallel,
-      [&](OpBuilder &nb, Location l, ValueRange) {
-        auto cst = [&](int64_t v) {
-          return arith::ConstantIndexOp::create(nb, l, v).getResult();
-        };
-        SmallVector<Value> at;
-        for (int64_t d = 0; d < 4; ++d)
-          at.push_back(linalg::IndexOp::create(nb, l, d));
-        Value ih = arith::SubIOp::create(nb, l, at[1], cst(pad.top));
-        Value iw = arith::SubIOp::create(nb, l, at[2], cst(pad.left));
-        // Unsigned: a negative position (top or left padding) is huge.
-        Value inside = arith::AndIOp::create(
-            nb, l,
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, ih,
-                                  cst(height)),
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, iw,
-                                  cst(width)));
-        Value zero = cst(0);
-        at[1] = arith::SelectOp::create(nb, l, inside, ih, zero);
-        at[2] = arith::SelectOp::create(nb, l, inside, iw, zero);
-        Value element = tensor::ExtractOp::create(nb, l, x, at);
-        Value padding =
-            arith::ConstantOp::create(nb, l, nb.getZeroAttr(type.getElementType()));
-        linalg::YieldOp::create(
-            nb, l,
-            arith::SelectOp::create(nb, l, inside, element, padding)
-                .getResult());
-      });
-  generic->setAttr(kChannelsLastPadAttr, pad.toAttr(ctx));
-  return generic.getResult(0);
-}
-
 } // namespace
 
 LogicalResult foldChannelsLastPads(ModuleOp module) {
@@ -184,31 +129,25 @@ LogicalResult foldChannelsLastPads(ModuleOp module) {
         if (!xType.hasStaticShape() ||
             xType.getNumElements() >= (int64_t(1) << 31))
           continue;
-        ChannelsLastPad padding{argNo, pad.getStaticLow()[1],
-                                pad.getStaticLow()[2]};
+        FoldedPad padding{argNo, pad.getStaticLow()[1],
+                          pad.getStaticLow()[2]};
         auto key = std::make_tuple(dispatch.getName().str(), argNo,
                                    padDispatch.getName().str(),
                                    xType.getAsOpaquePointer());
         func::FuncOp bounded = rewritten[key];
         if (!bounded) {
-          OpBuilder builder(dispatch);
-          builder.setInsertionPointAfter(dispatch);
-          bounded = cast<func::FuncOp>(builder.clone(*dispatch));
-          bounded.setName(dispatch.getName().str() + "_bounds");
-          symbols.insert(bounded); // renamed if the name is taken
-          Location loc = bounded.getLoc();
-          if (failed(bounded.insertArgument(argNo, xType, {}, loc)))
+          FailureOr<func::FuncOp> clone = cloneTakingUnpadded(
+              symbols, dispatch, argNo, xType,
+              [&](OpBuilder &b, Location loc, Value unpadded,
+                  RankedTensorType paddedType) {
+                return buildFoldedPad(
+                    b, loc, unpadded, paddedType, /*heightDim=*/1, padding,
+                    b.getZeroAttr(paddedType.getElementType()),
+                    kChannelsLastPadAttr);
+              });
+          if (failed(clone))
             return failure();
-          Block &entry = bounded.getBody().front();
-          auto paddedType =
-              cast<RankedTensorType>(entry.getArgument(argNo + 1).getType());
-          OpBuilder body = OpBuilder::atBlockBegin(&entry);
-          Value padded = buildPad(body, loc, entry.getArgument(argNo),
-                                  paddedType, padding);
-          entry.getArgument(argNo + 1).replaceAllUsesWith(padded);
-          if (failed(bounded.eraseArgument(argNo + 1)))
-            return failure();
-          rewritten[key] = bounded;
+          bounded = rewritten[key] = *clone;
         }
         call.setCallee(bounded.getName());
         call->setOperand(argNo, x);

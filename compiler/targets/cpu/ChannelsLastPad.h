@@ -30,6 +30,7 @@
 #define KILN_COMPILER_TARGETS_CPU_CHANNELSLASTPAD_H
 
 #include "compiler/targets/cpu/CpuTarget.h"
+#include "compiler/targets/cpu/FoldedPad.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -40,13 +41,8 @@ inline constexpr llvm::StringLiteral kChannelsLastPadAttr =
     "kiln.channels_last_pad";
 
 // The padding a `kiln.channels_last_pad` generic adds to dispatch argument
-// `input` ([N, H, W, C]): `top` rows above and `left` columns before it
-// (the bottom and right pads are implied by the result's shape).
-struct ChannelsLastPad {
-  int64_t input = 0;
-  int64_t top = 0, left = 0;
-
-  DictionaryAttr toAttr(MLIRContext *context) const;
+// `input` ([N, H, W, C]; FoldedPad.h).
+struct ChannelsLastPad : FoldedPad {
   // The padding on `op`, or nullopt when it has none or it is malformed.
   static std::optional<ChannelsLastPad> read(Operation *op);
 };

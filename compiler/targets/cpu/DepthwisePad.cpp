@@ -22,24 +22,13 @@
 
 namespace mlir::kiln::cpu {
 
-DictionaryAttr DepthwisePad::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  return b.getDictionaryAttr(
-      {b.getNamedAttr("input", b.getI64IntegerAttr(input)),
-       b.getNamedAttr("pads", b.getDenseI64ArrayAttr({top, left}))});
-}
-
 std::optional<DepthwisePad> DepthwisePad::read(Operation *op) {
-  auto dict =
-      op ? op->getAttrOfType<DictionaryAttr>(kDepthwisePadAttr) : nullptr;
-  if (!dict)
+  std::optional<FoldedPad> pad = FoldedPad::read(op, kDepthwisePadAttr);
+  if (!pad)
     return std::nullopt;
-  auto input = dict.getAs<IntegerAttr>("input");
-  auto pads = dict.getAs<DenseI64ArrayAttr>("pads");
-  if (!input || !pads || pads.size() != 2 || input.getInt() < 0 ||
-      pads[0] < 0 || pads[1] < 0)
-    return std::nullopt;
-  return DepthwisePad{input.getInt(), pads[0], pads[1]};
+  DepthwisePad result;
+  static_cast<FoldedPad &>(result) = *pad;
+  return result;
 }
 
 linalg::GenericOp depthwisePadProducer(Value padded) {
@@ -113,51 +102,6 @@ bool boundsPay(Type element, int64_t stride, const TargetChoice &target) {
   return wide || target.vectorBits >= 512;
 }
 
-// P[.., h, w] = inside ? X[.., h - top, w - left] : value.
-Value buildPad(OpBuilder &b, Location loc, Value x, RankedTensorType type,
-               const DepthwisePad &pad, TypedAttr value) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  int64_t rank = xType.getRank();
-  int64_t height = xType.getDimSize(rank - 2), width = xType.getDimSize(rank - 1);
-  MLIRContext *ctx = b.getContext();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity}, parallel,
-      [&](OpBuilder &nb, Location l, ValueRange) {
-        auto cst = [&](int64_t v) {
-          return arith::ConstantIndexOp::create(nb, l, v).getResult();
-        };
-        SmallVector<Value> at;
-        for (int64_t d = 0; d < rank; ++d)
-          at.push_back(linalg::IndexOp::create(nb, l, d));
-        Value ih = arith::SubIOp::create(nb, l, at[rank - 2], cst(pad.top));
-        Value iw = arith::SubIOp::create(nb, l, at[rank - 1], cst(pad.left));
-        // Unsigned: a negative position (top or left padding) is huge.
-        Value inside = arith::AndIOp::create(
-            nb, l,
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, ih,
-                                  cst(height)),
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, iw,
-                                  cst(width)));
-        Value zero = cst(0);
-        at[rank - 2] = arith::SelectOp::create(nb, l, inside, ih, zero);
-        at[rank - 1] = arith::SelectOp::create(nb, l, inside, iw, zero);
-        Value element = tensor::ExtractOp::create(nb, l, x, at);
-        Value padding = arith::ConstantOp::create(nb, l, value);
-        linalg::YieldOp::create(
-            nb, l,
-            arith::SelectOp::create(nb, l, inside, element, padding)
-                .getResult());
-      });
-  generic->setAttr(kDepthwisePadAttr, pad.toAttr(ctx));
-  return generic.getResult(0);
-}
-
 } // namespace
 
 LogicalResult foldDepthwisePads(ModuleOp module, const TargetChoice &target) {
@@ -226,31 +170,24 @@ LogicalResult foldDepthwisePads(ModuleOp module, const TargetChoice &target) {
     if (!typedValue)
       continue;
     int64_t rank = sourceType.getRank();
-    DepthwisePad padding{*argNo, pad.getStaticLow()[rank - 2],
-                         pad.getStaticLow()[rank - 1]};
+    FoldedPad padding{*argNo, pad.getStaticLow()[rank - 2],
+                      pad.getStaticLow()[rank - 1]};
     auto key = std::make_tuple(dispatch.getName().str(),
                                padDispatch.getName().str(),
                                xType.getAsOpaquePointer());
     func::FuncOp bounded = rewritten[key];
     if (!bounded) {
-      OpBuilder builder(dispatch);
-      builder.setInsertionPointAfter(dispatch);
-      bounded = cast<func::FuncOp>(builder.clone(*dispatch));
-      bounded.setName(dispatch.getName().str() + "_bounds");
-      symbols.insert(bounded); // renamed if the name is taken
-      Location loc = bounded.getLoc();
-      if (failed(bounded.insertArgument(*argNo, xType, {}, loc)))
+      FailureOr<func::FuncOp> clone = cloneTakingUnpadded(
+          symbols, dispatch, *argNo, xType,
+          [&](OpBuilder &b, Location loc, Value unpadded,
+              RankedTensorType paddedType) {
+            return buildFoldedPad(b, loc, unpadded, paddedType,
+                                  paddedType.getRank() - 2, padding,
+                                  typedValue, kDepthwisePadAttr);
+          });
+      if (failed(clone))
         return failure();
-      Block &entry = bounded.getBody().front();
-      auto paddedType =
-          cast<RankedTensorType>(entry.getArgument(*argNo + 1).getType());
-      OpBuilder body = OpBuilder::atBlockBegin(&entry);
-      Value padded = buildPad(body, loc, entry.getArgument(*argNo),
-                              paddedType, padding, typedValue);
-      entry.getArgument(*argNo + 1).replaceAllUsesWith(padded);
-      if (failed(bounded.eraseArgument(*argNo + 1)))
-        return failure();
-      rewritten[key] = bounded;
+      bounded = rewritten[key] = *clone;
     }
     call.setCallee(bounded.getName());
     if (expand) {

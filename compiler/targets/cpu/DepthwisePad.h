@@ -38,6 +38,7 @@
 #define KILN_COMPILER_TARGETS_CPU_DEPTHWISEPAD_H
 
 #include "compiler/targets/cpu/CpuTarget.h"
+#include "compiler/targets/cpu/FoldedPad.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -47,13 +48,8 @@ namespace mlir::kiln::cpu {
 inline constexpr llvm::StringLiteral kDepthwisePadAttr = "kiln.depthwise_pad";
 
 // The padding a `kiln.depthwise_pad` generic adds to dispatch argument
-// `input` ([.., H, W]): `top` rows above and `left` columns before it (the
-// bottom and right pads are implied by the result's shape).
-struct DepthwisePad {
-  int64_t input = 0;
-  int64_t top = 0, left = 0;
-
-  DictionaryAttr toAttr(MLIRContext *context) const;
+// `input` ([.., H, W]; FoldedPad.h).
+struct DepthwisePad : FoldedPad {
   // The padding on `op`, or nullopt when it has none or it is malformed.
   static std::optional<DepthwisePad> read(Operation *op);
 };
