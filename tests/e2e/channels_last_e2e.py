@@ -16,6 +16,8 @@ Bottleneck-style chains with the shapes that stress the layout:
     a 1x1 96 -> 64, a 3x3 64 -> 64, a 1x1 64 -> 256 plus a 1x1 stride-2
     shortcut and add, GlobalAveragePool at the end (a transpose back
     before it)
+  batch 1, input 1x64x12x13: a 7x7 conv with pads 3 (six edge rows: the
+    kernel's per-load zero select) and a 5x5 stride-2 one
 Kiln compiles each model with
 
     --cpu=native            the host
@@ -123,9 +125,20 @@ def chain_stage(path):
     return g.save(path, (1, 96, 14, 14), p), (1, 96, 14, 14)
 
 
+def chain_windows(path):
+    """Wide windows: a 7x7 conv with pads 3 (six tile rows reach into the
+    left or right padding: more than the kernel splits its loops for, so
+    those rows select zero per load) and a 5x5 one with stride 2."""
+    g = Graph(5)
+    a = g.conv("input", 64, 64, kernel=7, pads=(3, 3, 3, 3))           # 12x13
+    b = g.conv(a, 64, 96, kernel=5, stride=2, pads=(2, 2, 2, 2))       # 6x7
+    return g.save(path, (1, 64, 12, 13), b), (1, 64, 12, 13)
+
+
 # The convolutions each model keeps channels first (the others run
 # channels last): too many output pixels, too few channels.
-CHANNELS_FIRST = {"chain_odd": {"conv1", "conv9"}, "chain_stage": set()}
+CHANNELS_FIRST = {"chain_odd": {"conv1", "conv9"}, "chain_stage": set(),
+                  "chain_windows": set()}
 
 
 def layouts(dump, convs):
@@ -159,7 +172,8 @@ def main():
         ("nchw", ["--cpu=native", "--conv-layout=nchw"], False),
         ("loop-order", ["--cpu=native", "--codegen=loop-order"], True),
     ]
-    for name, make in (("chain_odd", chain_odd), ("chain_stage", chain_stage)):
+    for name, make in (("chain_odd", chain_odd), ("chain_stage", chain_stage),
+                       ("chain_windows", chain_windows)):
         (model, convs), shape = make(os.path.join(args.workdir, name + ".onnx"))
         inputs = {"input": np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32)}
         session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
