@@ -1091,10 +1091,9 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         hIndex = linearIn(aMap.getResult(1), 1, loops->reductions[0]);
         wIndex = linearIn(aMap.getResult(2), loops->m, loops->reductions[1]);
       }
-      std::optional<int64_t> staticRows = getConstantIntValue(
-          op.createLoopRanges(rewriter, loc)[loops->m].size);
-      std::optional<int64_t> staticKw = getConstantIntValue(
-          op.createLoopRanges(rewriter, loc)[loops->reductions[1]].size);
+      std::optional<int64_t> staticRows = getConstantIntValue(sizes[loops->m]);
+      std::optional<int64_t> staticKw =
+          getConstantIntValue(sizes[loops->reductions[1]]);
       if (!inputType || inputType.getRank() != 4 ||
           !inputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
           !loops->operandType.isF32() || panels || gatherB || !hIndex ||
