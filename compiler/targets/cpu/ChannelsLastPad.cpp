@@ -23,48 +23,16 @@
 
 namespace mlir::kiln::cpu {
 
-std::optional<ChannelsLastPad> ChannelsLastPad::read(Operation *op) {
-  std::optional<FoldedPad> pad = FoldedPad::read(op, kChannelsLastPadAttr);
-  if (!pad)
-    return std::nullopt;
-  ChannelsLastPad result;
-  static_cast<FoldedPad &>(result) = *pad;
-  return result;
-}
-
 namespace {
 
-// A dispatch whose only op (besides tensor.empty and constants) is a zero
-// pad of dims 1 and 2 of its single rank-4 argument; returns the pad.
+// The zero pad of H and W (dims 1 and 2) of an f32 NHWC tensor that
+// `dispatch` is, or null.
 tensor::PadOp channelsLastPad(func::FuncOp dispatch) {
-  if (dispatch.getNumArguments() != 1)
+  tensor::PadOp pad = padDispatchOf(dispatch, /*heightDim=*/1);
+  if (!pad || pad.getSourceType().getRank() != 4 ||
+      !pad.getSourceType().getElementType().isF32() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()))
     return nullptr;
-  tensor::PadOp pad;
-  for (Operation &op : dispatch.getBody().front()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
-      continue;
-    if (pad || !isa<tensor::PadOp>(op))
-      return nullptr;
-    pad = cast<tensor::PadOp>(op);
-  }
-  if (!pad || pad.getSource() != dispatch.getArgument(0) ||
-      pad.getSourceType().getRank() != 4 ||
-      !pad.getSourceType().getElementType().isF32())
-    return nullptr;
-  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
-  if (ret.getNumOperands() != 1 || ret.getOperand(0) != pad.getResult())
-    return nullptr;
-  Value value = pad.getConstantPaddingValue();
-  if (!value || !matchPattern(value, m_AnyZeroFloat()))
-    return nullptr;
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  for (int64_t d = 0; d < 4; ++d) {
-    if (ShapedType::isDynamic(low[d]) || ShapedType::isDynamic(high[d]) ||
-        low[d] < 0 || high[d] < 0)
-      return nullptr;
-    if ((d == 0 || d == 3) && (low[d] || high[d]))
-      return nullptr;
-  }
   return pad;
 }
 
@@ -76,9 +44,7 @@ SmallVector<unsigned> channelsLastInputs(func::FuncOp dispatch) {
   SmallVector<unsigned> found;
   for (auto op : dispatch.getBody().front().getOps<linalg::GenericOp>()) {
     FailureOr<ContractionLoops> loops = matchContraction(op);
-    if (failed(loops) || !loops->operandType.isF32() ||
-        loops->reductions.size() != 3 || op.getNumLoops() != 7 ||
-        loops->m != 2 || loops->n != 3)
+    if (failed(loops) || !isChannelsLastConv(*loops, op))
       continue;
     auto arg = dyn_cast<BlockArgument>(op.getDpsInputs()[loops->lhs]);
     if (!arg || arg.getOwner() != &dispatch.getBody().front() ||

@@ -40,13 +40,6 @@ namespace mlir::kiln::cpu {
 inline constexpr llvm::StringLiteral kChannelsLastPadAttr =
     "kiln.channels_last_pad";
 
-// The padding a `kiln.channels_last_pad` generic adds to dispatch argument
-// `input` ([N, H, W, C]; FoldedPad.h).
-struct ChannelsLastPad : FoldedPad {
-  // The padding on `op`, or nullopt when it has none or it is malformed.
-  static std::optional<ChannelsLastPad> read(Operation *op);
-};
-
 // Rewrites the host function and dispatches of `module` as described
 // above.
 LogicalResult foldChannelsLastPads(ModuleOp module);

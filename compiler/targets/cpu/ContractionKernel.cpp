@@ -12,7 +12,6 @@
 #include "compiler/targets/cpu/ContractionKernel.h"
 
 #include "compiler/targets/cpu/ChannelsLastPad.h"
-
 #include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -356,6 +355,12 @@ FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op) {
       return failure();
   }
   return loops;
+}
+
+bool isChannelsLastConv(const ContractionLoops &loops, linalg::LinalgOp op) {
+  return loops.operandType.isF32() && loops.reductions.size() == 3 &&
+         op.getNumLoops() == 7 && loops.m == 2 && loops.n == 3 &&
+         loops.scalarPerRow && !loops.vectorPerRow;
 }
 
 llvm::StringRef nativePath(const ContractionLoops &loops) {
@@ -1044,97 +1049,89 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     SmallVector<bool> edgeRows; // tile rows that can fall in the padding
   };
   std::optional<PaddedA> paddedA;
-  {
-    auto slice = a.getDefiningOp<memref::SubViewOp>();
-    Value padded = slice ? slice.getSource() : a;
-    std::optional<ChannelsLastPad> pad;
-    for (Operation *user : padded.getUsers())
-      if (auto generic = dyn_cast<linalg::GenericOp>(user);
-          generic && generic.getNumDpsInits() == 1 &&
-          generic.getDpsInits()[0] == padded)
-        pad = ChannelsLastPad::read(generic);
-    if (pad) {
-      auto func = op->getParentOfType<func::FuncOp>();
-      MLIRContext *ctx = op.getContext();
-      unsigned numLoops = op.getNumLoops();
-      // The coefficient of loop `dim` in `e`, when `e` is c1 * d_i + c2 *
-      // d_j (no constant) over the two dims given.
-      auto linearIn = [&](AffineExpr e, unsigned i, unsigned j)
-          -> std::optional<std::pair<int64_t, int64_t>> {
-        auto at = [&](unsigned dim) {
-          SmallVector<AffineExpr> values;
-          for (unsigned d = 0; d < numLoops; ++d)
-            values.push_back(getAffineConstantExpr(d == dim ? 1 : 0, ctx));
-          auto folded = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
-              e.replaceDimsAndSymbols(values, {}), 0, 0));
-          return folded ? folded.getValue() : INT64_MIN;
-        };
-        int64_t ci = at(i), cj = at(j);
-        if (ci < 1 || cj < 1)
-          return std::nullopt;
-        AffineExpr rest = simplifyAffineExpr(
-            e - getAffineDimExpr(i, ctx) * ci - getAffineDimExpr(j, ctx) * cj,
-            numLoops, 0);
-        auto zero = dyn_cast<AffineConstantExpr>(rest);
-        if (!zero || zero.getValue() != 0)
-          return std::nullopt;
-        return std::pair(ci, cj);
+  if (std::optional<FoldedPadWriter> writer =
+          foldedPadWriter(a, kChannelsLastPadAttr)) {
+    memref::SubViewOp slice = writer->slice;
+    const FoldedPad *pad = &writer->pad;
+    auto func = op->getParentOfType<func::FuncOp>();
+    MLIRContext *ctx = op.getContext();
+    unsigned numLoops = op.getNumLoops();
+    // (c1, c2) when `e` is c1 * d_i + c2 * d_j with c1, c2 >= 1 and no
+    // other term.
+    auto linearIn = [&](AffineExpr e, unsigned i, unsigned j)
+        -> std::optional<std::pair<int64_t, int64_t>> {
+      auto at = [&](unsigned dim) {
+        SmallVector<AffineExpr> values;
+        for (unsigned d = 0; d < numLoops; ++d)
+          values.push_back(getAffineConstantExpr(d == dim ? 1 : 0, ctx));
+        auto folded = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+            e.replaceDimsAndSymbols(values, {}), 0, 0));
+        return folded ? folded.getValue() : INT64_MIN;
       };
-      auto input =
-          func && pad->input < static_cast<int64_t>(func.getNumArguments())
-              ? func.getArgument(pad->input)
-              : Value();
-      auto inputType = input ? dyn_cast<MemRefType>(input.getType()) : nullptr;
-      std::optional<std::pair<int64_t, int64_t>> hIndex, wIndex;
-      if (aMap.getNumResults() == 4 && loops->reductions.size() == 3 &&
-          loops->m == 2 && numLoops == 7) {
-        hIndex = linearIn(aMap.getResult(1), 1, loops->reductions[0]);
-        wIndex = linearIn(aMap.getResult(2), loops->m, loops->reductions[1]);
-      }
-      std::optional<int64_t> staticRows = getConstantIntValue(sizes[loops->m]);
-      std::optional<int64_t> staticKw =
-          getConstantIntValue(sizes[loops->reductions[1]]);
-      if (!inputType || inputType.getRank() != 4 ||
-          !inputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
-          !loops->operandType.isF32() || panels || gatherB || !hIndex ||
-          !wIndex || !staticRows || !staticKw ||
-          (slice && !llvm::all_of(slice.getStaticStrides(),
-                                  [](int64_t s) { return s == 1; })))
-        return op.emitOpError("reads A through a kiln.channels_last_pad "
-                              "generic but is not the f32 channels-last "
-                              "convolution the kernel reads unpadded "
-                              "(loops (n, oh, ow, m, kh, kw, c), A at (n, "
-                              "oh * s + kh * d, ow * s + kw * d, c))");
-      PaddedA p;
-      p.input = input;
-      p.top = pad->top;
-      p.left = pad->left;
-      p.height = inputType.getDimSize(1);
-      p.width = inputType.getDimSize(2);
-      p.hDilation = hIndex->second;
-      if (slice)
-        for (OpFoldResult offset : slice.getMixedOffsets())
-          p.offsets.push_back(
-              getValueOrCreateConstantIndexOp(rewriter, loc, offset));
-      else
-        p.offsets.assign(4, arith::ConstantIndexOp::create(rewriter, loc, 0));
-      // Rows whose pixel can lie left of the plane (ow * s < left) or
-      // right of it for some kw (ow * s + (KW - 1) * d - left >= W), for
-      // every row tile start m0 (multiples of `rows`) and a workgroup
-      // whose columns start at 0; any other start: every row.
-      std::optional<int64_t> columnOffset = getConstantIntValue(
-          slice ? slice.getMixedOffsets()[2] : OpFoldResult(rewriter.getIndexAttr(0)));
-      int64_t ws = wIndex->first, wd = wIndex->second;
-      int64_t lastStart = (*staticRows - 1) / rows * rows;
-      for (int64_t i = 0; i < rows; ++i) {
-        int64_t firstOw = i, lastOw = std::min(lastStart + i, *staticRows - 1);
-        bool edge = !columnOffset || *columnOffset != 0 ||
-                    firstOw * ws < p.left ||
-                    lastOw * ws + (*staticKw - 1) * wd - p.left >= p.width;
-        p.edgeRows.push_back(edge);
-      }
-      paddedA = std::move(p);
+      int64_t ci = at(i), cj = at(j);
+      if (ci < 1 || cj < 1)
+        return std::nullopt;
+      AffineExpr rest = simplifyAffineExpr(
+          e - getAffineDimExpr(i, ctx) * ci - getAffineDimExpr(j, ctx) * cj,
+          numLoops, 0);
+      auto zero = dyn_cast<AffineConstantExpr>(rest);
+      if (!zero || zero.getValue() != 0)
+        return std::nullopt;
+      return std::pair(ci, cj);
+    };
+    auto input =
+        func && pad->input < static_cast<int64_t>(func.getNumArguments())
+            ? func.getArgument(pad->input)
+            : Value();
+    auto inputType = input ? dyn_cast<MemRefType>(input.getType()) : nullptr;
+    std::optional<std::pair<int64_t, int64_t>> hIndex, wIndex;
+    if (aMap.getNumResults() == 4 && isChannelsLastConv(*loops, op)) {
+      hIndex = linearIn(aMap.getResult(1), 1, loops->reductions[0]);
+      wIndex = linearIn(aMap.getResult(2), loops->m, loops->reductions[1]);
     }
+    std::optional<int64_t> staticRows = getConstantIntValue(sizes[loops->m]);
+    std::optional<int64_t> staticKw =
+        getConstantIntValue(sizes[loops->reductions[1]]);
+    if (!inputType || inputType.getRank() != 4 ||
+        !inputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
+        panels || gatherB || !hIndex ||
+        !wIndex || !staticRows || !staticKw ||
+        (slice && !llvm::all_of(slice.getStaticStrides(),
+                                [](int64_t s) { return s == 1; })))
+      return op.emitOpError("reads A through a kiln.channels_last_pad "
+                            "generic but is not the f32 channels-last "
+                            "convolution the kernel reads unpadded "
+                            "(loops (n, oh, ow, m, kh, kw, c), A at (n, "
+                            "oh * s + kh * d, ow * s + kw * d, c))");
+    PaddedA p;
+    p.input = input;
+    p.top = pad->top;
+    p.left = pad->left;
+    p.height = inputType.getDimSize(1);
+    p.width = inputType.getDimSize(2);
+    p.hDilation = hIndex->second;
+    if (slice)
+      for (OpFoldResult offset : slice.getMixedOffsets())
+        p.offsets.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, offset));
+    else
+      p.offsets.assign(4, arith::ConstantIndexOp::create(rewriter, loc, 0));
+    // Rows whose pixel can lie left of the plane (ow * s < left) or
+    // right of it for some kw (ow * s + (KW - 1) * d - left >= W), for
+    // every row tile start m0 (multiples of `rows`) and a workgroup
+    // whose columns start at 0; any other start: every row.
+    std::optional<int64_t> columnOffset = getConstantIntValue(
+        slice ? slice.getMixedOffsets()[2] : OpFoldResult(rewriter.getIndexAttr(0)));
+    int64_t ws = wIndex->first, wd = wIndex->second;
+    int64_t lastStart = (*staticRows - 1) / rows * rows;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t firstOw = i, lastOw = std::min(lastStart + i, *staticRows - 1);
+      bool edge = !columnOffset || *columnOffset != 0 ||
+                  firstOw * ws < p.left ||
+                  lastOw * ws + (*staticKw - 1) * wd - p.left >= p.width;
+      p.edgeRows.push_back(edge);
+    }
+    paddedA = std::move(p);
   }
   // A panel of B packed by the kernel: [kc / g][lanes * g], plus (vnni)
   // 128 * its column sums, one i32 per lane. Both are stack scratch that
@@ -2280,11 +2277,12 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return whole;
     };
     // One element of A, extended and broadcast to every lane. Through a
-    // folded pad (`paddedA`), the unpadded input's element; tile row `row`
-    // when it can fall in the left or right padding reads zero there (the
-    // kh loop keeps every row inside the plane vertically).
+    // folded pad (`paddedA`), the unpadded input's element; with
+    // `columnCheck` (a row that can fall in the left or right padding and
+    // was not tested by the caller) zero there (the kh loop keeps every
+    // row inside the plane vertically).
     auto loadA = [&](OpBuilder &bb, Location bl, ArrayRef<Value> point,
-                     int64_t row) {
+                     bool columnCheck) {
       Value scalar;
       if (paddedA) {
         SmallVector<Value> at = operandIndices(bb, bl, aMap, point);
@@ -2297,8 +2295,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         at[1] = arith::SubIOp::create(bb, bl, at[1], cst(paddedA->top));
         at[2] = arith::SubIOp::create(bb, bl, at[2], cst(paddedA->left));
         Value inside;
-        // row -2: the caller checked the bounds already.
-        if (row == -1 || (row >= 0 && paddedA->edgeRows[row])) {
+        if (columnCheck) {
           // Unsigned: a column left of the plane is huge.
           inside = arith::CmpIOp::create(bb, bl, arith::CmpIPredicate::ult,
                                          at[2], cst(paddedA->width));
@@ -2362,7 +2359,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       else if (!loops->vectorPerRow)
         sharedB = loadB(body, bl, operandIndices(body, bl, bMap, point));
       if (!loops->scalarPerRow)
-        sharedA = loadA(body, bl, point, -1);
+        sharedA = loadA(body, bl, point, /*columnCheck=*/true);
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         if (!skip.empty() && skip[i]) {
@@ -2385,7 +2382,8 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                   body, bl, aPanel,
                   ValueRange{groupPanel ? readRows[i] : rowIndex[i], kk}));
         } else {
-          aVector = loadA(body, bl, point, checked ? -2 : i);
+          aVector = loadA(body, bl, point,
+                          paddedA && !checked && paddedA->edgeRows[i]);
         }
         next.push_back(multiplyAdd(body, bl, aVector, bVector, acc[i]));
       }
@@ -2400,8 +2398,7 @@ LogicalResult emitContractionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       for (int64_t i = 0; i < rows; ++i)
         if (paddedA->edgeRows[i])
           edgeRows.push_back(i);
-    bool splitEdges = paddedA && !edgeRows.empty() && edgeRows.size() <= 3 &&
-                      loops->reductions.size() == 3;
+    bool splitEdges = paddedA && !edgeRows.empty() && edgeRows.size() <= 3;
     std::function<SmallVector<Value>(OpBuilder &, Location, size_t,
                                      SmallVector<Value>, ValueRange)>
         nest;

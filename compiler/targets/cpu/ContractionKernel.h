@@ -111,6 +111,12 @@ llvm::StringRef nativePath(const ContractionLoops &loops);
 
 FailureOr<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
+// Whether `loops` (of `op`) are kiln.conv_nhwc's f32 contraction
+// (ContractionToLinalg.cpp): loops (n, oh, ow, m, kh, kw, c), rows ow,
+// lanes m, three reduction dims, A (the input) per row, B (the filter)
+// shared by all rows.
+bool isChannelsLastConv(const ContractionLoops &loops, linalg::LinalgOp op);
+
 // Interleaves two vectors of `n` elements `width` at a time, out[i * 2w +
 // j * w + e] = vj[i * w + e] (width 1: single elements, 2: the pairs of an
 // earlier interleave): how the kernels pack k rows of B into the K groups

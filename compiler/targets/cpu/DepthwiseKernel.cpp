@@ -369,7 +369,7 @@ LogicalResult findPadBounds(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   if (!pad)
     return success();
-  std::optional<DepthwisePad> geometry = DepthwisePad::read(pad);
+  std::optional<FoldedPad> geometry = FoldedPad::read(pad, kDepthwisePadAttr);
   auto func = op->getParentOfType<func::FuncOp>();
   // The pad value: the constant the generic yields outside the plane.
   TypedAttr value;

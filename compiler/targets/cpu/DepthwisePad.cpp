@@ -22,56 +22,13 @@
 
 namespace mlir::kiln::cpu {
 
-std::optional<DepthwisePad> DepthwisePad::read(Operation *op) {
-  std::optional<FoldedPad> pad = FoldedPad::read(op, kDepthwisePadAttr);
-  if (!pad)
-    return std::nullopt;
-  DepthwisePad result;
-  static_cast<FoldedPad &>(result) = *pad;
-  return result;
-}
-
 linalg::GenericOp depthwisePadProducer(Value padded) {
   auto generic = padded.getDefiningOp<linalg::GenericOp>();
-  return generic && DepthwisePad::read(generic) ? generic : nullptr;
+  return generic && FoldedPad::read(generic, kDepthwisePadAttr) ? generic
+                                                                : nullptr;
 }
 
 namespace {
-
-// A dispatch whose only op (besides tensor.empty and constants) is a
-// constant pad of its single argument's last two dims; returns the pad.
-tensor::PadOp spatialPad(func::FuncOp dispatch) {
-  if (dispatch.getNumArguments() != 1)
-    return nullptr;
-  tensor::PadOp pad;
-  for (Operation &op : dispatch.getBody().front()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
-      continue;
-    if (pad || !isa<tensor::PadOp>(op))
-      return nullptr;
-    pad = cast<tensor::PadOp>(op);
-  }
-  if (!pad || pad.getSource() != dispatch.getArgument(0))
-    return nullptr;
-  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
-  if (ret.getNumOperands() != 1 || ret.getOperand(0) != pad.getResult())
-    return nullptr;
-  Value value = pad.getConstantPaddingValue();
-  if (!value || !matchPattern(value, m_Constant()))
-    return nullptr;
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  int64_t rank = pad.getSourceType().getRank();
-  if (rank < 3)
-    return nullptr;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (ShapedType::isDynamic(low[d]) || ShapedType::isDynamic(high[d]) ||
-        low[d] < 0 || high[d] < 0)
-      return nullptr;
-    if (d < rank - 2 && (low[d] || high[d]))
-      return nullptr;
-  }
-  return pad;
-}
 
 // The depthwise generic of `dispatch` whose input is a dispatch argument
 // read by nothing else: its argument number.
@@ -143,7 +100,13 @@ LogicalResult foldDepthwisePads(ModuleOp module, const TargetChoice &target) {
     func::FuncOp padDispatch =
         padCall ? symbols.lookup<func::FuncOp>(padCall.getCallee())
                 : func::FuncOp();
-    tensor::PadOp pad = padDispatch ? spatialPad(padDispatch) : nullptr;
+    // A constant pad of the plane (the last two dims) only.
+    tensor::PadOp pad = nullptr;
+    if (padDispatch && padDispatch.getNumArguments() == 1)
+      if (auto argType = dyn_cast<RankedTensorType>(
+              padDispatch.getArgument(0).getType());
+          argType && argType.getRank() >= 3)
+        pad = padDispatchOf(padDispatch, argType.getRank() - 2);
     if (!pad)
       continue;
     Value x = padCall.getOperand(0);

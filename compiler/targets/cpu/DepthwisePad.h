@@ -47,13 +47,6 @@ namespace mlir::kiln::cpu {
 
 inline constexpr llvm::StringLiteral kDepthwisePadAttr = "kiln.depthwise_pad";
 
-// The padding a `kiln.depthwise_pad` generic adds to dispatch argument
-// `input` ([.., H, W]; FoldedPad.h).
-struct DepthwisePad : FoldedPad {
-  // The padding on `op`, or nullopt when it has none or it is malformed.
-  static std::optional<DepthwisePad> read(Operation *op);
-};
-
 // The `kiln.depthwise_pad` generic producing `padded` (on tensors), or null.
 linalg::GenericOp depthwisePadProducer(Value padded);
 

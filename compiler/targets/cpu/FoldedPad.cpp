@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::kiln::cpu {
 
@@ -28,6 +29,54 @@ std::optional<FoldedPad> FoldedPad::read(Operation *op, StringRef attrName) {
       pads[0] < 0 || pads[1] < 0)
     return std::nullopt;
   return FoldedPad{input.getInt(), pads[0], pads[1]};
+}
+
+std::optional<FoldedPadWriter> foldedPadWriter(Value buffer,
+                                               StringRef attrName) {
+  auto slice = buffer.getDefiningOp<memref::SubViewOp>();
+  Value whole = slice ? slice.getSource() : buffer;
+  for (Operation *user : whole.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInits()[0] != whole)
+      continue;
+    if (std::optional<FoldedPad> pad = FoldedPad::read(generic, attrName))
+      return FoldedPadWriter{generic, *pad, slice};
+  }
+  return std::nullopt;
+}
+
+tensor::PadOp padDispatchOf(func::FuncOp dispatch, int64_t heightDim) {
+  if (dispatch.getNumArguments() != 1)
+    return nullptr;
+  tensor::PadOp pad;
+  for (Operation &op : dispatch.getBody().front()) {
+    if (isa<tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    if (pad || !isa<tensor::PadOp>(op))
+      return nullptr;
+    pad = cast<tensor::PadOp>(op);
+  }
+  if (!pad || pad.getSource() != dispatch.getArgument(0))
+    return nullptr;
+  auto ret = cast<func::ReturnOp>(dispatch.getBody().front().getTerminator());
+  if (ret.getNumOperands() != 1 || ret.getOperand(0) != pad.getResult())
+    return nullptr;
+  Value value = pad.getConstantPaddingValue();
+  if (!value || !matchPattern(value, m_Constant()))
+    return nullptr;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  int64_t rank = pad.getSourceType().getRank();
+  if (heightDim < 0 || heightDim + 1 >= rank)
+    return nullptr;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (ShapedType::isDynamic(low[d]) || ShapedType::isDynamic(high[d]) ||
+        low[d] < 0 || high[d] < 0)
+      return nullptr;
+    if (d != heightDim && d != heightDim + 1 && (low[d] || high[d]))
+      return nullptr;
+  }
+  return pad;
 }
 
 Value buildFoldedPad(OpBuilder &b, Location loc, Value x, RankedTensorType type,

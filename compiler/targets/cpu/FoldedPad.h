@@ -17,6 +17,9 @@
 #define KILN_COMPILER_TARGETS_CPU_FOLDEDPAD_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -34,6 +37,22 @@ struct FoldedPad {
   // it is malformed.
   static std::optional<FoldedPad> read(Operation *op, llvm::StringRef attrName);
 };
+
+// The padding the generic marked `attrName` that writes `buffer` (on
+// memrefs; `buffer` or the source of its subview) adds, with that generic;
+// nullopt when no such generic writes it or its padding is malformed.
+struct FoldedPadWriter {
+  linalg::GenericOp generic;
+  FoldedPad pad;
+  memref::SubViewOp slice; // the view the reader took, if any
+};
+std::optional<FoldedPadWriter> foldedPadWriter(Value buffer,
+                                               llvm::StringRef attrName);
+
+// The pad of a dispatch whose only op (besides tensor.empty and constants)
+// is a constant pad of its single argument that pads dims `heightDim` and
+// `heightDim + 1` only, statically; null otherwise.
+tensor::PadOp padDispatchOf(func::FuncOp dispatch, int64_t heightDim);
 
 // The padded tensor of `type` from `x` (the plane's rows in dim
 // `heightDim`, its columns in `heightDim + 1`), `value` in the padding, as

@@ -13,6 +13,7 @@
 #include "compiler/targets/cpu/ImplicitGemm.h"
 
 #include "compiler/targets/cpu/ContractionKernel.h"
+#include "compiler/targets/cpu/FoldedPad.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -155,23 +156,14 @@ bool matchIm2col(func::FuncOp dispatch, ConvGather &g) {
   return true;
 }
 
-// A zero pad of the spatial dims of its argument; fills `pads` (top, left).
+// A zero pad of the spatial dims of its NCHW argument; fills `pads` (top,
+// left).
 bool matchPad(func::FuncOp dispatch, ConvGather &g) {
-  if (dispatch.getNumArguments() != 1)
+  tensor::PadOp pad = padDispatchOf(dispatch, /*heightDim=*/2);
+  if (!pad || pad.getSourceType().getRank() != 4 ||
+      !matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()))
     return false;
-  auto pad = soleOp<tensor::PadOp>(dispatch);
-  if (!pad || pad.getSource() != dispatch.getArgument(0) ||
-      pad.getSourceType().getRank() != 4)
-    return false;
-  Value value = pad.getConstantPaddingValue();
-  if (!value || !matchPattern(value, m_AnyZeroFloat()))
-    return false;
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  if (llvm::any_of(llvm::concat<const int64_t>(low, high),
-                   [](int64_t v) { return v < 0 || ShapedType::isDynamic(v); }) ||
-      low[0] || low[1] || high[0] || high[1])
-    return false;
-  g.pads = {low[2], low[3]};
+  g.pads = {pad.getStaticLow()[2], pad.getStaticLow()[3]};
   return true;
 }
 

@@ -682,10 +682,7 @@ struct ChannelsLastConv {
 std::optional<ChannelsLastConv>
 channelsLastConv(RegisterTileCandidate candidate, const TargetChoice &target,
                  int64_t rowsTotal) {
-  const ContractionLoops &loops = candidate.loops;
-  if (!loops.operandType.isF32() || loops.reductions.size() != 3 ||
-      loops.vectorPerRow || !loops.scalarPerRow || loops.m != 2 ||
-      loops.n != 3 || candidate.op.getNumLoops() != 7)
+  if (!isChannelsLastConv(candidate.loops, candidate.op))
     return std::nullopt;
   int64_t width = std::max<int64_t>(target.f32Lanes(), 4);
   ChannelsLastConv c;
@@ -743,9 +740,10 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                ? utils::IteratorType::parallel
                                : utils::IteratorType::reduction);
     config.workgroupTile = elementwiseTile(shape, splittable);
-    // A channels-last pad (kiln.conv_nhwc's input) splits only its
-    // innermost dim: runs of at least 64 channels keep each copy a vector
-    // loop (tiles of 5 of 256 channels ran at 2 GB/s).
+    // A channels-last pad (kiln.conv_nhwc's input, left as a dispatch
+    // where the register tiles do not fold it: loop order, CUDA) splits
+    // only its innermost dim: runs of at least 64 channels keep each copy
+    // a vector loop (tiles of 5 of 256 channels ran at 2 GB/s).
     int64_t &last = config.workgroupTile.back();
     if (last > 0 && last < 64)
       last = std::min<int64_t>(shape.back(), 64);
@@ -1018,6 +1016,28 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
   if (!rootM || !rootN)
     return chooseLoweringConfig(dispatch, target,
                                 ConfigOptions{false, options.loopOrder});
+  if (std::optional<ChannelsLastConv> cl =
+          channelsLastConv(*candidate, target, rowsTotal)) {
+    // Whole K per tile (the filter's kh, kw, c), and one lane tile of
+    // output channels per workgroup with every pixel: the workgroup walks
+    // its output rows over the same B panels.
+    config.tileRows = cl->rows;
+    config.tileLanes = cl->lanes;
+    config.reductionTile = 0;
+    SmallVector<int64_t> tiles(bounds.size(), 0);
+    tiles[*rootN] = std::min(bounds[*rootN], cl->lanes);
+    // Fewer than 4 lane tiles of channels (64 channels: one): the output
+    // rows split too, so that every core gets work.
+    int64_t laneGroups = llvm::divideCeil(bounds[*rootN], tiles[*rootN]);
+    std::optional<unsigned> rootOh = rootDimOf(1);
+    if (laneGroups < 4 && rootOh && bounds[*rootOh] > 1) {
+      int64_t pieces = std::min<int64_t>(bounds[*rootOh],
+                                         llvm::divideCeil(4, laneGroups));
+      tiles[*rootOh] = llvm::divideCeil(bounds[*rootOh], pieces);
+    }
+    config.workgroupTile = tiles;
+    return config;
+  }
   if ((loops->amxTiles || config.native == "amx") &&
       amxContractionOk(candidate->op, *loops, target))
     return amxConfig(config, *candidate, rootOp, bounds, *rootM, *rootN);
@@ -1075,28 +1095,6 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
       tiles[i] = 1;
       ++tiled;
     }
-  }
-  if (std::optional<ChannelsLastConv> cl =
-          channelsLastConv(*candidate, target, rowsTotal)) {
-    // Whole K per tile (the filter's kh, kw, c), and one lane tile of
-    // output channels per workgroup with every pixel: the workgroup walks
-    // its output rows over the same B panels.
-    config.tileRows = cl->rows;
-    config.tileLanes = cl->lanes;
-    config.reductionTile = 0;
-    for (int64_t &t : tiles)
-      t = 0;
-    tiles[*rootN] = std::min(bounds[*rootN], cl->lanes);
-    // Fewer than 4 lane tiles of channels (64 channels: one): the output
-    // rows split too, so that every core gets work.
-    int64_t laneGroups = llvm::divideCeil(bounds[*rootN], tiles[*rootN]);
-    if (laneGroups < 4)
-      if (std::optional<unsigned> rootOh = rootDimOf(1); rootOh && bounds[*rootOh] > 1)
-        tiles[*rootOh] = llvm::divideCeil(
-            bounds[*rootOh], std::min<int64_t>(bounds[*rootOh],
-                                               llvm::divideCeil(4, laneGroups)));
-    config.workgroupTile = tiles;
-    return config;
   }
   if (!loops->vectorPerRow && !rowGather)
     balanceContractionSplit(tiles, bounds, *rootM, *rootN, rows, lanes,
