@@ -18,6 +18,7 @@
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -52,12 +53,7 @@ bool eligible(ConvOp conv, int64_t maxPixels, int64_t minChannels) {
   if (!input || !filter || !result || input.getRank() != 4 ||
       !input.hasStaticShape() || !filter.hasStaticShape() ||
       !result.hasStaticShape() || conv.getGroups() != 1 ||
-      !input.getElementType().isF32() || result.getElementType() !=
-                                             input.getElementType())
-    return false;
-  if (conv.getBias() &&
-      cast<RankedTensorType>(conv.getBias().getType()).getElementType() !=
-          input.getElementType())
+      !input.getElementType().isF32())
     return false;
   int64_t pixels = result.getDimSize(2) * result.getDimSize(3);
   return pixels <= maxPixels && result.getDimSize(3) >= 4 &&
@@ -117,14 +113,6 @@ struct SinkThroughUnary : RewritePattern {
   }
 };
 
-// The permutation undoing `perm`.
-SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> result(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    result[p] = static_cast<int64_t>(i);
-  return result;
-}
-
 // `value` transposed by `perm` where that transpose exists already (a
 // block's input, transposed for its first convolution, that the block's
 // residual add also reads).
@@ -161,7 +149,7 @@ struct SinkThroughBinary : OpRewritePattern<BinaryOp> {
     auto untransposed = [&](TransposeOp t, Value operand) -> Value {
       if (t && t.getPerm() == perm)
         return t.getInput();
-      return existingTranspose(operand, inverse(perm));
+      return existingTranspose(operand, invertPermutationVector(perm));
     };
     Value a = untransposed(lhs, op.getLhs());
     Value b = untransposed(rhs, op.getRhs());

@@ -133,6 +133,36 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
                                /*nofold=*/false);
 }
 
+// result + bias, `bias` [M] read along `channelDim` of the accumulators
+// (f32, or i32 for an integer convolution) by a projected-permutation map,
+// so the add stays fusable with the convolution's dispatch.
+Value addChannelBias(OpBuilder &b, Location loc, Value result, Value bias,
+                     int64_t channelDim) {
+  auto type = cast<RankedTensorType>(result.getType());
+  Type acc = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank, ctx),
+      AffineMap::get(rank, 0, {getAffineDimExpr(channelDim, ctx)}, ctx),
+      AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{result, bias},
+             ValueRange{emptyTensor(b, loc, type)}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value sum =
+                   isa<FloatType>(acc)
+                       ? arith::AddFOp::create(nb, l, args[0],
+                                               extendTo(nb, l, args[1], acc))
+                             .getResult()
+                       : arith::AddIOp::create(nb, l, args[0], args[1])
+                             .getResult();
+               linalg::YieldOp::create(nb, l, sum);
+             })
+      .getResult(0);
+}
+
 class MatmulPattern : public OpRewritePattern<MatmulOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -451,32 +481,8 @@ public:
         result = collapse(rewriter, loc, grouped, outGroups);
       }
     }
-    if (Value bias = op.getBias()) {
-      // bias [M] is read along dim 1 by a projected-permutation map, so the
-      // add stays fusable with the convolution's dispatch.
-      int64_t rank = resultType.getRank();
-      SmallVector<AffineMap> maps = {
-          AffineMap::getMultiDimIdentityMap(rank, ctx),
-          AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx),
-          AffineMap::getMultiDimIdentityMap(rank, ctx)};
-      SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
-      auto accType = resultType.clone(acc);
-      result = linalg::GenericOp::create(
-                   rewriter, loc, TypeRange{accType}, ValueRange{result, bias},
-                   ValueRange{emptyTensor(rewriter, loc, accType)}, maps,
-                   iterators,
-                   [&](OpBuilder &b, Location l, ValueRange args) {
-                     Value sum =
-                         isa<FloatType>(acc)
-                             ? arith::AddFOp::create(
-                                   b, l, args[0], extendTo(b, l, args[1], acc))
-                                   .getResult()
-                             : arith::AddIOp::create(b, l, args[0], args[1])
-                                   .getResult();
-                     linalg::YieldOp::create(b, l, sum);
-                   })
-                   .getResult(0);
-    }
+    if (Value bias = op.getBias())
+      result = addChannelBias(rewriter, loc, result, bias, /*channelDim=*/1);
     rewriter.replaceOp(op, roundTo(rewriter, loc, result, resultType));
     return success();
   }
@@ -562,26 +568,8 @@ public:
                    })
                    .getResult(0);
     }
-    if (Value bias = op.getBias()) {
-      // bias [M] along the innermost dim: fusable with the conv's dispatch.
-      SmallVector<AffineMap> maps = {
-          AffineMap::getMultiDimIdentityMap(4, ctx),
-          AffineMap::get(4, 0, {getAffineDimExpr(3, ctx)}, ctx),
-          AffineMap::getMultiDimIdentityMap(4, ctx)};
-      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-      result = linalg::GenericOp::create(
-                   rewriter, loc, TypeRange{accType}, ValueRange{result, bias},
-                   ValueRange{emptyTensor(rewriter, loc, accType)}, maps,
-                   iterators,
-                   [&](OpBuilder &b, Location l, ValueRange args) {
-                     linalg::YieldOp::create(
-                         b, l,
-                         arith::AddFOp::create(b, l, args[0],
-                                               extendTo(b, l, args[1], acc))
-                             .getResult());
-                   })
-                   .getResult(0);
-    }
+    if (Value bias = op.getBias())
+      result = addChannelBias(rewriter, loc, result, bias, /*channelDim=*/3);
     rewriter.replaceOp(op, roundTo(rewriter, loc, result, resultType));
     return success();
   }
