@@ -23,6 +23,31 @@ Type contractionResultElement(Type operand) {
   return operand;
 }
 
+// A conv's optional bias: rank 1, `channels` values (the filter's output
+// channels) of the result's element type.
+LogicalResult checkConvBias(std::optional<Location> loc, StringRef name,
+                            Value bias, Type resultElement, int64_t channels) {
+  if (!bias)
+    return success();
+  auto biasType = llvm::cast<RankedTensorType>(bias.getType());
+  if (biasType.getElementType() != resultElement) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "bias element type " << biasType.getElementType()
+       << " is not the result element type " << resultElement;
+    return inferenceError(loc, name, os.str());
+  }
+  if (biasType.getRank() != 1 ||
+      (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
+       !ShapedType::isDynamic(channels) && biasType.getDimSize(0) != channels))
+    return inferenceError(
+        loc, name,
+        "bias shape " + shape::formatShape(biasType.getShape()) + " is not " +
+            shape::formatShape(ArrayRef<int64_t>(channels)) +
+            " (the filter's output channels)");
+  return success();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -87,25 +112,9 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   if (!result.ok())
     return inferenceError(loc, name, result.error);
   Type resultElement = contractionResultElement(input.getElementType());
-  if (Value bias = adaptor.getBias()) {
-    auto biasType = llvm::cast<RankedTensorType>(bias.getType());
-    if (biasType.getElementType() != resultElement) {
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      os << "bias element type " << biasType.getElementType()
-         << " is not the result element type " << resultElement;
-      return inferenceError(loc, name, os.str());
-    }
-    int64_t channels = filter.getDimSize(0);
-    if (biasType.getRank() != 1 ||
-        (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
-         !ShapedType::isDynamic(channels) && biasType.getDimSize(0) != channels))
-      return inferenceError(
-          loc, name,
-          "bias shape " + shape::formatShape(biasType.getShape()) + " is not " +
-              shape::formatShape(ArrayRef<int64_t>(channels)) +
-              " (the filter's output channels)");
-  }
+  if (failed(checkConvBias(loc, name, adaptor.getBias(), resultElement,
+                           filter.getDimSize(0))))
+    return failure();
   types.push_back(RankedTensorType::get(result.shape, resultElement));
   return success();
 }
@@ -164,18 +173,8 @@ LogicalResult ConvNhwcOp::inferReturnTypes(MLIRContext *context,
   if (!result.ok())
     return inferenceError(loc, name, result.error);
   Type element = input.getElementType();
-  if (Value bias = adaptor.getBias()) {
-    auto biasType = llvm::cast<RankedTensorType>(bias.getType());
-    if (biasType.getElementType() != element || biasType.getRank() != 1 ||
-        (!ShapedType::isDynamic(biasType.getDimSize(0)) &&
-         !ShapedType::isDynamic(w[3]) && biasType.getDimSize(0) != w[3]))
-      return inferenceError(
-          loc, name,
-          "bias " + shape::formatShape(biasType.getShape()) +
-              " is not one value of the input's element type per output "
-              "channel (" +
-              shape::formatShape(ArrayRef<int64_t>(w[3])) + ")");
-  }
+  if (failed(checkConvBias(loc, name, adaptor.getBias(), element, w[3])))
+    return failure();
   ArrayRef<int64_t> o = result.shape;
   types.push_back(
       RankedTensorType::get({o[0], o[2], o[3], o[1]}, element));

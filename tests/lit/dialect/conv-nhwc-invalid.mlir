@@ -21,7 +21,7 @@ func.func @conv_nhwc_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x8x16xf32>)
 // -----
 
 func.func @conv_nhwc_bias(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x16xf32>, %b: tensor<8xf32>) {
-  // expected-error @+1 {{'kiln.conv_nhwc' op bias [8] is not one value of the input's element type per output channel ([16])}}
+  // expected-error @+1 {{'kiln.conv_nhwc' op bias shape [8] is not [16] (the filter's output channels)}}
   %0 = kiln.conv_nhwc %x, %w, %b : tensor<1x8x8x8xf32>, tensor<3x3x8x16xf32>, tensor<8xf32>
   return
 }
