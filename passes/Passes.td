@@ -37,8 +37,18 @@ def KilnToLinalg : Pass<"kiln-to-linalg"> {
     (recurrences, top-k, scatter). The CPU back end needs static shapes; an op
     that cannot be lowered is reported with the reason.
 
+    With `keep-attention`, kiln.attention ops stay for a back end that
+    runs them as one kernel (the CPU back end's online-softmax kernel);
+    without it they are lowered as the matmul / scale / mask / softmax /
+    matmul chain they stand for.
+
     Example: `kiln-opt --kiln-to-linalg model.mlir`
   }];
+  let options = [
+    Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
+           "Leave kiln.attention ops for the back end instead of lowering "
+           "them">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
@@ -63,6 +73,25 @@ def FormDispatches : Pass<"kiln-form-dispatches", "::mlir::ModuleOp"> {
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def FuseAttention : Pass<"kiln-fuse-attention"> {
+  let summary = "Fuse QK^T, scale, mask, softmax and PV into kiln.attention";
+  let description = [{
+    Finds `matmul(softmax(scores), V)` where the scores are a `matmul(Q,
+    K^T)` scaled by scalar constants (a Mul or Div after the matmul, or
+    Muls of Q and K^T before it, as the dynamo exporter writes), with
+    additive masks (Add of an f32 tensor) and selects that fill with -inf
+    or a value below -1e30 (a causal Where with finfo.min) applied on the
+    way, and replaces the chain by one `kiln.attention`. Every tensor is
+    f32 and static, Q, K^T and V share their batch dims, and every
+    intermediate has one user; anything else is left as it is.
+
+    The pipeline runs it last in graph optimization (after mixed precision
+    and quantization, which keep their own matmuls), for CPU targets.
+
+    Example: `kiln-opt --kiln-fuse-attention model.mlir`
+  }];
 }
 
 def ChannelsLast : Pass<"kiln-channels-last", "::mlir::ModuleOp"> {

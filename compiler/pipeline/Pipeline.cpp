@@ -105,11 +105,16 @@ LogicalResult Pipeline::runHooks(ModuleOp module, Stage stage, bool before,
 LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
   struct StagePasses {
     Stage stage;
-    std::unique_ptr<Pass> (*create)();
+    std::function<std::unique_ptr<Pass>()> create;
   };
   const StagePasses stages[] = {
       {Stage::GraphOptimization, [] { return createGraphCleanup(); }},
-      {Stage::Lowering, [] { return createKilnToLinalg(); }},
+      {Stage::Lowering,
+       [this] {
+         KilnToLinalgOptions lowering;
+         lowering.keepAttention = options.fuseAttention;
+         return createKilnToLinalg(lowering);
+       }},
       {Stage::DispatchFormation, [] { return createFormDispatches(); }},
   };
   if (failed(runHooks(module, Stage::Import, /*before=*/false)))
@@ -147,6 +152,14 @@ LogicalResult Pipeline::runUntil(ModuleOp module, Stage last) {
       PassManager layout(&context);
       layout.addPass(createChannelsLast());
       if (failed(layout.run(module)))
+        return failure();
+    }
+    // Last: the matmuls that mixed precision or quantization rewrote stay
+    // theirs.
+    if (s.stage == Stage::GraphOptimization && options.fuseAttention) {
+      PassManager attention(&context);
+      attention.addPass(createFuseAttention());
+      if (failed(attention.run(module)))
         return failure();
     }
     if (failed(runHooks(module, s.stage, /*before=*/false)))

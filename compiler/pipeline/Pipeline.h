@@ -70,6 +70,11 @@ struct PipelineOptions {
   // --conv-layout=auto sets it for CPU targets. Off by default: a
   // calibration build observes the convolutions' NCHW inputs.
   bool channelsLast = false;
+  // kiln-fuse-attention at the very end of graph-optimization, and
+  // kiln.attention kept through lowering for the backend's own kernel
+  // (the CPU backend's online-softmax kernel): kilnc --attention=fused
+  // sets it for CPU-only targets.
+  bool fuseAttention = false;
 };
 
 class Pipeline {

@@ -72,6 +72,61 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+// Static shapes only: the op is formed after shapes are known, for a
+// kernel whose tiles follow them.
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), kt = getKeyT().getType(),
+       v = getValue().getType(), out = getOutput().getType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>("query", q),
+                            {"key_t", kt}, {"value", v}, {"output", out}}) {
+    if (!type.hasStaticShape())
+      return emitOpError() << name << " must have a static shape, got " << type;
+    if (type.getRank() < 2)
+      return emitOpError() << name << " must have rank >= 2, got " << type;
+  }
+  int64_t rank = q.getRank();
+  if (kt.getRank() != rank || v.getRank() != rank || out.getRank() != rank)
+    return emitOpError() << "query, key_t, value and output must have one "
+                            "rank, got "
+                         << q << ", " << kt << ", " << v << " and " << out;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (kt.getDimSize(d) != q.getDimSize(d) ||
+        v.getDimSize(d) != q.getDimSize(d))
+      return emitOpError() << "batch dim " << d
+                           << " differs between query, key_t and value: "
+                           << q << ", " << kt << ", " << v;
+  int64_t depth = q.getDimSize(rank - 1);
+  int64_t sk = kt.getDimSize(rank - 1);
+  if (kt.getDimSize(rank - 2) != depth)
+    return emitOpError() << "key_t " << kt << " is not [..., " << depth
+                         << ", Sk] (query's head size " << depth << ")";
+  if (v.getDimSize(rank - 2) != sk)
+    return emitOpError() << "value " << v << " is not [..., " << sk
+                         << ", Dv] (key_t's " << sk << " keys)";
+  SmallVector<int64_t> expected(q.getShape());
+  expected.back() = v.getDimSize(rank - 1);
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "output " << out << " is not "
+                         << shape::formatShape(expected);
+  if (Value mask = getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    SmallVector<int64_t> scores(q.getShape());
+    scores.back() = sk;
+    if (!m.hasStaticShape() || m.getRank() != rank ||
+        llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
+          return m.getDimSize(d) != 1 && m.getDimSize(d) != scores[d];
+        }))
+      return emitOpError() << "mask " << m << " must have rank " << rank
+                           << " and each dim 1 or that of the scores "
+                           << shape::formatShape(scores);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ConvOp
 //===----------------------------------------------------------------------===//
 

@@ -368,6 +368,44 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
 }
 
+def Kiln_AttentionOp : Kiln_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention, softmax(Q K^T * scale + mask) V";
+  let description = [{
+    One attention head per batch index: `scores = (query @ key_t) * scale
+    (+ mask)`, `probs = softmax(scores)` along the last dim, `output = probs
+    @ value`. `query` is `[batch..., Sq, D]`, `key_t` the keys already
+    transposed, `[batch..., D, Sk]` (the right operand of the exporters'
+    `MatMul(Q, K^T)`), `value` `[batch..., Sk, Dv]`; the batch dims are
+    equal on all three. The optional additive `mask` has the rank of the
+    scores and each of its dims is 1 (broadcast) or the scores' dim.
+    All are f32.
+
+    `kiln-fuse-attention` forms it from the matmul / scale / mask / softmax
+    / matmul chain of exported models so that a backend can run it as one
+    tiled kernel with an online softmax; `kiln-to-linalg` lowers it back
+    into that chain unless asked to keep it.
+
+    Example:
+
+    ```mlir
+    %o = kiln.attention %q, %kt, %v mask %m {scale = 0.125 : f32}
+        : tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>,
+          tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>
+        -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$query,
+                       RankedTensorOf<[F32]>:$key_t,
+                       RankedTensorOf<[F32]>:$value,
+                       Optional<RankedTensorOf<[F32]>>:$mask, F32Attr:$scale);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+  let assemblyFormat = [{
+    $query `,` $key_t `,` $value (`mask` $mask^)? attr-dict `:` type($query)
+    `,` type($key_t) `,` type($value) (`,` type($mask)^)? `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_ConvOp : Kiln_Op<"conv", [Pure, InferTypeOpAdaptor]> {
   let summary = "N-D convolution (ONNX Conv), optionally with bias";
   let description = [{

@@ -16,6 +16,11 @@
 // (with no filter dim when each group has one filter, as in depthwise
 // convolutions, so the result needs no reshape).
 //
+// Attention (kiln.attention), when the back end does not keep it for its
+// own kernel, becomes the chain it was fused from: matmul, a multiply by
+// the scale, the mask's add, softmax and matmul, each then lowered by its
+// own pattern.
+//
 // Pooling is a generic over (n, c, o..., k...) with a window-shaped
 // placeholder operand giving the k loops their range (as linalg's named
 // pooling ops do). Average pooling divides by per-position window counts
@@ -678,10 +683,43 @@ public:
 
 } // namespace
 
+namespace {
+
+class AttentionPattern : public OpRewritePattern<AttentionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value scores = MatmulOp::create(rewriter, loc, op.getQuery(), op.getKeyT());
+    if (op.getScale().convertToFloat() != 1.0f) {
+      Value scale = ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get({}, rewriter.getF32Type()),
+              op.getScaleAttr()));
+      scores = MulOp::create(rewriter, loc, scores, scale);
+    }
+    if (Value mask = op.getMask())
+      scores = AddOp::create(rewriter, loc, scores, mask);
+    Value probs = SoftmaxOp::create(rewriter, loc, scores.getType(), scores,
+                                    rewriter.getI64IntegerAttr(-1));
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, probs, op.getValue());
+    return success();
+  }
+};
+
+} // namespace
+
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<MatmulPattern, ConvPattern, ConvNhwcPattern,
                PoolPattern<MaxPoolOp, true>,
                PoolPattern<AvgPoolOp, false>>(patterns.getContext());
+}
+
+void populateAttentionDecompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<AttentionPattern>(patterns.getContext());
 }
 
 } // namespace mlir::kiln

@@ -16,6 +16,10 @@ namespace mlir::kiln {
 
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns);
+// kiln.attention as the matmul / scale / mask / softmax / matmul chain of
+// Kiln ops (lowered in turn by the patterns above); not part of the
+// contraction patterns, since a back end may keep the op for its kernel.
+void populateAttentionDecompositionPatterns(RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateIndexingToLinalgPatterns(RewritePatternSet &patterns);

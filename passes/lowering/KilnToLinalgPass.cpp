@@ -41,6 +41,8 @@ public:
     populateRecurrentToLinalgPatterns(owning);
     populateResamplingToLinalgPatterns(owning);
     populateQuantizationToLinalgPatterns(owning);
+    if (!keepAttention)
+      populateAttentionDecompositionPatterns(owning);
     patterns = std::make_shared<FrozenRewritePatternSet>(std::move(owning));
     return success();
   }
@@ -65,6 +67,8 @@ public:
                      llvm::any_of(op->getOperandTypes(), isDynamic);
       if (isa<CustomCallOp>(op) && !dynamic)
         return; // an external kernel
+      if (isa<AttentionOp>(op) && keepAttention)
+        return; // the back end's own kernel
       failed = true;
       if (dynamic)
         op->emitOpError("has a dynamic shape; the CPU back end needs static "

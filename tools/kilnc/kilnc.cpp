@@ -133,6 +133,14 @@ cl::opt<std::string> convLayout(
              "them; what --target=cuda and cpu,cuda use)"),
     cl::init("auto"), cl::cat(kilncCategory));
 
+cl::opt<std::string> attentionMode(
+    "attention",
+    cl::desc("Scaled dot-product attention on the CPU: fused (default: "
+             "QK^T, scale, mask, softmax and PV of each head run as one "
+             "online-softmax kernel; with --target=cpu only) or unfused "
+             "(the matmul / softmax / matmul dispatches the graph spells)"),
+    cl::init("fused"), cl::cat(kilncCategory));
+
 // For kiln-compare's tests only: a known fault in one node's result.
 cl::opt<std::string> debugPerturbNode(
     "debug-perturb-node",
@@ -406,6 +414,17 @@ int main(int argc, char **argv) {
   // The layout is the CPU kernels' choice, made on the graph both plans
   // share: a cpu,cuda artifact keeps the model's NCHW for both.
   pipelineOptions.channelsLast = wantCpu && !wantCuda && convLayout == "auto";
+  if (attentionMode != "fused" && attentionMode != "unfused") {
+    llvm::errs() << "kilnc: error: unknown --attention '" << attentionMode
+                 << "' (expected fused or unfused)\n";
+    return 1;
+  }
+  // The CUDA backend has no attention kernel yet: it runs the chain.
+  // The kernel is the only form of a kept kiln.attention: other --codegen
+  // modes run the chain.
+  pipelineOptions.fuseAttention = wantCpu && !wantCuda &&
+                                  attentionMode == "fused" &&
+                                  codegen == "auto";
   pipelineOptions.precision = precision;
   pipelineOptions.precisionAllow.assign(precisionAllow.begin(),
                                         precisionAllow.end());

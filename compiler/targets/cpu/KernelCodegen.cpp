@@ -33,6 +33,7 @@
 
 #include "compiler/targets/cpu/KernelCodegen.h"
 #include "compiler/targets/cpu/AmxKernel.h"
+#include "compiler/targets/cpu/AttentionKernel.h"
 #include "compiler/targets/cpu/ChannelsLastPad.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
@@ -866,8 +867,13 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
           tensor.getNumElements());
     }
     dispatch.erase();
-    if (failed(tileWorkgroups(*kernel, *config)))
+    if (config->strategy == Strategy::Attention) {
+      // Built at memref level: no tiling or bufferization.
+      if (failed(emitAttentionKernel(*kernel, *config, target)))
+        return failure();
+    } else if (failed(tileWorkgroups(*kernel, *config))) {
       return failure();
+    }
     int64_t marked = 0;
     if (config->strategy == Strategy::Contraction) {
       WalkResult walk = kernel->walk([&](linalg::LinalgOp op) {
@@ -940,9 +946,10 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
       marked = 1;
     }
     if (config->strategy != Strategy::Scalar &&
+        config->strategy != Strategy::Attention &&
         failed(orderLoopsForVectorization(*kernel)))
       return failure();
-    if (failed(bufferize(*kernel)))
+    if (config->strategy != Strategy::Attention && failed(bufferize(*kernel)))
       return failure();
     if (config->strategy == Strategy::Depthwise) {
       if (failed(emitDepthwise(*kernel, *config, target)))

@@ -3,6 +3,7 @@
 
 #include "compiler/pipeline/TargetBackend.h"
 #include "compiler/targets/cpu/AmxKernel.h"
+#include "compiler/targets/cpu/AttentionKernel.h"
 #include "compiler/targets/cpu/ContractionKernel.h"
 #include "compiler/targets/cpu/DepthwiseKernel.h"
 #include "compiler/targets/cpu/ImplicitGemm.h"
@@ -22,6 +23,8 @@ llvm::StringRef strategyName(Strategy strategy) {
     return "scalar";
   case Strategy::Depthwise:
     return "depthwise";
+  case Strategy::Attention:
+    return "attention";
   }
   return "";
 }
@@ -58,6 +61,9 @@ DictionaryAttr LoweringConfig::toAttr(MLIRContext *context) const {
       entries.push_back(b.getNamedAttr(
           "gather_b", b.getStringAttr(gatherRows ? "rows" : "im2col")));
   }
+  if (strategy == Strategy::Attention)
+    entries.push_back(b.getNamedAttr(
+        "register_tile", b.getDenseI64ArrayAttr({tileRows, tileLanes})));
   if (strategy == Strategy::Depthwise) {
     entries.push_back(b.getNamedAttr("native", b.getStringAttr(native)));
     entries.push_back(
@@ -125,10 +131,13 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
     config.strategy = Strategy::Scalar;
   else if (strategy.getValue() == "depthwise")
     config.strategy = Strategy::Depthwise;
+  else if (strategy.getValue() == "attention")
+    config.strategy = Strategy::Attention;
   else
     return dispatch.emitError("unknown lowering strategy '")
            << strategy.getValue()
-           << "' (expected contraction, depthwise, loop-order or scalar)";
+           << "' (expected contraction, depthwise, attention, loop-order or "
+              "scalar)";
   auto tile = dict.getAs<DenseI64ArrayAttr>("workgroup_tile");
   if (!tile)
     return dispatch.emitError(kLoweringConfigAttr)
@@ -194,6 +203,15 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
       return dispatch.emitError("register tile lanes must be a power of "
                                 "two, got ")
              << config.tileLanes;
+  }
+  if (config.strategy == Strategy::Attention) {
+    // The kernel checks the sizes against the target's lanes.
+    auto reg = dict.getAs<DenseI64ArrayAttr>("register_tile");
+    if (!reg || reg.size() != 2)
+      return dispatch.emitError("the attention strategy needs "
+                                "'register_tile' = array<i64: rows, keys>");
+    config.tileRows = reg[0];
+    config.tileLanes = reg[1];
   }
   if (config.strategy == Strategy::Depthwise &&
       failed(readDepthwiseConfig(dispatch, dict, config)))
@@ -721,6 +739,10 @@ channelsLastConv(RegisterTileCandidate candidate, const TargetChoice &target,
 LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
                                     const TargetChoice &target,
                                     const ConfigOptions &options) {
+  // kiln.attention has no loop form: it always takes its kernel (kilnc
+  // keeps it only with --codegen=auto).
+  if (isAttentionDispatch(dispatch))
+    return chooseAttentionConfig(dispatch, target);
   LoweringConfig config;
   config.strategy = options.loopOrder ? Strategy::LoopOrder : Strategy::Scalar;
   Operation *root = workgroupRoot(dispatch);

@@ -33,6 +33,10 @@
 //  - "depthwise": a depthwise convolution runs as DepthwiseKernel.h's
 //    flat-plane tiles, `{native = "vnni" | "pmaddwd" | "fma", pixel_tile =
 //    N, plane = "rows" | "flat"[, tile_rows = R]}`;
+//  - "attention": a dispatch of one kiln.attention runs as
+//    AttentionKernel.h's online-softmax kernel, `workgroup_tile = [1, R]`
+//    (heads x query rows), `register_tile = [rows, keys]` (query rows x
+//    keys per block);
 //  - "scalar": loops as lowered (a reference for debugging).
 // The root op is the one producing the dispatch's first result; it is
 // tiled into workgroups by `workgroup_tile` (0 = not split), its producers
@@ -54,14 +58,15 @@
 
 namespace mlir::kiln::cpu {
 
-enum class Strategy { Contraction, LoopOrder, Scalar, Depthwise };
+enum class Strategy { Contraction, LoopOrder, Scalar, Depthwise, Attention };
 
 llvm::StringRef strategyName(Strategy strategy);
 
 struct LoweringConfig {
   Strategy strategy = Strategy::LoopOrder;
   SmallVector<int64_t> workgroupTile;
-  // Contraction only: output rows and f32 lanes of one register tile.
+  // Contraction: output rows and f32 lanes of one register tile.
+  // Attention: query rows and keys (whole vectors) per register tile.
   int64_t tileRows = 0;
   int64_t tileLanes = 0;
   // Contraction only: K block kept in L1 per register-tile pass (0: all).

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Fused attention (kiln-fuse-attention + the CPU backend's online-softmax
+kernel, compiler/targets/cpu/AttentionKernel.h) end to end, against
+onnxruntime.
+
+One model per exporter idiom and odd shape:
+  torchscript  MatMul(Q, Transpose(K)) / sqrt(d) + padding mask [B,1,1,Sk]
+               (-10000 on masked keys), Softmax, MatMul V; B=2, H=3,
+               Sq=77, Sk=50, D=40, Dv=24 (no dim a multiple of a tile);
+  dynamo       Mul(Q, d^-1/4) and Mul(K^T, d^-1/4) before the MatMul, a 2-D
+               [Sq, Sk] float mask; Sq=1, Sk=130 (a partial key block);
+  causal       GPT-2's Where(causal, w / sqrt(d), finfo.min) then + padding
+               mask, H=4, Sq=Sk=33, D=Dv=64;
+  rank3        [6, 17, 16] x [6, 16, 70] -> V [6, 70, 65], no scale or mask
+               (Dv a vector plus one lane);
+  single_key   Sk=1, Sq=5;
+  shared_probs the probabilities are also a graph output: nothing fuses
+               (the rewrite must not drop a value someone reads).
+
+Each compiles for the host, x86-64-v4 (where the host has AVX-512),
+x86-64-v3 (run on an AVX-512 host too) and with --attention=unfused; the
+dispatch dump must show one "attention" dispatch where the chain fuses,
+none where it must not, and outputs within 2e-5 * max|ort| + 1e-6.
+
+Prints one line per check and ends with 'N passed, N failed, N not run on
+this host'; exit status 1 when anything failed.
+
+    ~/.cache/kiln/venv/bin/python tests/e2e/attention_e2e.py \\
+        --kilnc bazel-bin/tools/kilnc/kilnc --kiln bazel-bin/tools/kiln/kiln
+"""
+import os
+import sys
+
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from conv_checks import (Checks, parse_args, save_model, checked_run,  # noqa: E402
+                         check_outputs, dispatches)
+
+F = TensorProto.FLOAT
+
+
+def value(name, shape, dtype=F):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def scalar(name, v):
+    return numpy_helper.from_array(np.array(v, np.float32), name)
+
+
+def torchscript(path, b=2, h=3, sq=77, sk=50, d=40, dv=24):
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Div", ["s", "sqrt_d"], ["s1"], name="scale"),
+        helper.make_node("Add", ["s1", "mask"], ["s2"], name="mask_add"),
+        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "torchscript",
+        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
+         value("mask", (b, 1, 1, sk))],
+        [value("out", None)], [scalar("sqrt_d", np.sqrt(d))])
+    rng = np.random.default_rng(1)
+    mask = np.where(rng.random((b, 1, 1, sk)) < 0.3, -10000.0, 0.0).astype(np.float32)
+    return save_model(graph, path), {"mask": mask}, (b, h, sq, sk, d, dv)
+
+
+def dynamo(path, b=2, h=2, sq=1, sk=130, d=32, dv=48):
+    c = float(d) ** -0.25
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("Mul", ["q", "c"], ["qs"], name="q_scale"),
+        helper.make_node("Mul", ["kt", "c"], ["kts"], name="k_scale"),
+        helper.make_node("MatMul", ["qs", "kts"], ["s"], name="qk"),
+        helper.make_node("Add", ["s", "mask"], ["s2"], name="mask_add"),
+        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamo",
+        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
+         value("mask", (sq, sk))],
+        [value("out", None)], [scalar("c", c)])
+    rng = np.random.default_rng(2)
+    return save_model(graph, path), {"mask": rng.normal(0, 2, (sq, sk)).astype(np.float32)}, \
+        (b, h, sq, sk, d, dv)
+
+
+def causal(path, b=1, h=4, s=33, d=64):
+    tril = np.tril(np.ones((s, s), bool)).reshape(1, 1, s, s)
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("MatMul", ["q", "kt"], ["w"], name="qk"),
+        helper.make_node("Div", ["w", "sqrt_d"], ["w1"], name="scale"),
+        helper.make_node("Where", ["causal", "w1", "min"], ["w2"], name="causal_where"),
+        helper.make_node("Add", ["w2", "mask"], ["w3"], name="mask_add"),
+        helper.make_node("Softmax", ["w3"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    inits = [numpy_helper.from_array(tril, "causal"), scalar("sqrt_d", np.sqrt(d)),
+             scalar("min", np.finfo(np.float32).min)]
+    graph = helper.make_graph(
+        nodes, "causal",
+        [value("q", (b, h, s, d)), value("k", (b, h, s, d)), value("v", (b, h, s, d)),
+         value("mask", (b, 1, 1, s))],
+        [value("out", None)], inits)
+    mask = np.zeros((b, 1, 1, s), np.float32)
+    mask[..., -3:] = np.finfo(np.float32).min
+    return save_model(graph, path), {"mask": mask}, (b, h, s, s, d, d)
+
+
+def rank3(path, n=6, sq=17, d=16, sk=70, dv=65):
+    nodes = [
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Softmax", ["s"], ["p"], axis=2, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "rank3",
+        [value("q", (n, sq, d)), value("kt", (n, d, sk)), value("v", (n, sk, dv))],
+        [value("out", None)])
+    return save_model(graph, path), {}, None
+
+
+def single_key(path):
+    return torchscript(path, b=1, h=2, sq=5, sk=1, d=8, dv=8)
+
+
+def shared_probs(path, b=1, h=2, sq=9, sk=12, d=8, dv=8):
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Mul", ["s", "c"], ["s1"], name="scale"),
+        helper.make_node("Softmax", ["s1"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "shared_probs",
+        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv))],
+        [value("out", None), value("p", None)], [scalar("c", 0.3)])
+    return save_model(graph, path), {}, None
+
+
+CASES = [("torchscript", torchscript, True), ("dynamo", dynamo, True),
+         ("causal", causal, True), ("rank3", rank3, True),
+         ("single_key", single_key, True), ("shared_probs", shared_probs, False)]
+
+
+def random_inputs(model_path, given, seed):
+    session = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(seed)
+    inputs = dict(given)
+    for i in session.get_inputs():
+        if i.name not in inputs:
+            inputs[i.name] = rng.normal(0, 1, i.shape).astype(np.float32)
+    names = [o.name for o in session.get_outputs()]
+    want = dict(zip(names, session.run(None, inputs)))
+    return inputs, names, want
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0], "kiln-attention-")
+    check = Checks()
+    configs = [("native", ["--cpu=native"], True), ("x86-64-v4", ["--cpu=x86-64-v4"], True),
+               ("x86-64-v3", ["--cpu=x86-64-v3"], True),
+               ("unfused", ["--cpu=native", "--attention=unfused"], False)]
+    for seed, (name, make, fuses) in enumerate(CASES):
+        model, given, _ = make(os.path.join(args.workdir, name + ".onnx"))
+        inputs, names, want = random_inputs(model, given, seed)
+        for label, flags, fused_config in configs:
+            tag = f"{name} {label}"
+            dump, got = checked_run(check, args, model, flags, tag, inputs, names)
+            if dump is None:
+                continue
+            attention = [h for h, _, config in dispatches(dump)
+                         if 'strategy = "attention"' in config]
+            expect = 1 if (fuses and fused_config) else 0
+            check(len(attention) == expect,
+                  f"[{tag}]: {len(attention)} attention dispatch(es), expected {expect}")
+            if got is None:
+                continue
+            check_outputs(check, f"[{tag}]", got, want, 1e-6, 2e-5)
+    return check.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
