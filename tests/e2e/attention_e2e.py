@@ -13,12 +13,17 @@ One model per exporter idiom and odd shape:
                mask, H=4, Sq=Sk=33, D=Dv=64;
   rank3        [6, 17, 16] x [6, 16, 70] -> V [6, 70, 65], no scale or mask
                (Dv a vector plus one lane);
+  long_keys    Sk=4097 (64 key blocks and a 1-key tail), head size 1, Sq=3
+               (a partial row tile only), a full-shape [B,H,Sq,Sk] mask;
+  row_mask     a [1, H, Sq, 1] mask (broadcast over batch and keys), a
+               scale of 4, B=3;
   single_key   Sk=1, Sq=5;
   shared_probs the probabilities are also a graph output: nothing fuses
                (the rewrite must not drop a value someone reads).
 
 Each compiles for the host, x86-64-v4 (where the host has AVX-512),
-x86-64-v3 (run on an AVX-512 host too) and with --attention=unfused; the
+x86-64-v3 (run on an AVX-512 host too) and with --attention=unfused (the
+host's artifact also on 2 threads); the
 dispatch dump must show one "attention" dispatch where the chain fuses,
 none where it must not, and outputs within 2e-5 * max|ort| + 1e-6.
 
@@ -36,6 +41,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_with_ort  # noqa: E402
 from conv_checks import (Checks, parse_args, save_model, checked_run,  # noqa: E402
                          check_outputs, dispatches)
 
@@ -113,6 +119,44 @@ def causal(path, b=1, h=4, s=33, d=64):
     return save_model(graph, path), {"mask": mask}, (b, h, s, s, d, d)
 
 
+def long_keys(path, b=1, h=2, sq=3, sk=4097, d=1, dv=17):
+    """Many key blocks and a 1-key tail, head size 1, a full-shape mask."""
+    nodes = [
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Mul", ["s", "c"], ["s1"], name="scale"),
+        helper.make_node("Add", ["s1", "mask"], ["s2"], name="mask_add"),
+        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "long_keys",
+        [value("q", (b, h, sq, d)), value("kt", (b, h, d, sk)), value("v", (b, h, sk, dv)),
+         value("mask", (b, h, sq, sk))],
+        [value("out", None)], [scalar("c", 3.0)])
+    rng = np.random.default_rng(4)
+    return save_model(graph, path), {"mask": rng.normal(0, 3, (b, h, sq, sk)).astype(np.float32)}, None
+
+
+def row_mask(path, b=3, h=2, sq=6, sk=20, d=16, dv=16):
+    """A mask broadcast over the keys ([1, H, Sq, 1]: one shift per row,
+    which softmax cancels) and over the batch, plus a large scale."""
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Mul", ["s", "c"], ["s1"], name="scale"),
+        helper.make_node("Add", ["s1", "mask"], ["s2"], name="mask_add"),
+        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "row_mask",
+        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
+         value("mask", (1, h, sq, 1))],
+        [value("out", None)], [scalar("c", 4.0)])
+    rng = np.random.default_rng(6)
+    return save_model(graph, path), {"mask": rng.normal(0, 50, (1, h, sq, 1)).astype(np.float32)}, None
+
+
 def rank3(path, n=6, sq=17, d=16, sk=70, dv=65):
     nodes = [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
@@ -147,6 +191,7 @@ def shared_probs(path, b=1, h=2, sq=9, sk=12, d=8, dv=8):
 
 CASES = [("torchscript", torchscript, True), ("dynamo", dynamo, True),
          ("causal", causal, True), ("rank3", rank3, True),
+         ("long_keys", long_keys, True), ("row_mask", row_mask, True),
          ("single_key", single_key, True), ("shared_probs", shared_probs, False)]
 
 
@@ -184,6 +229,12 @@ def main():
             if got is None:
                 continue
             check_outputs(check, f"[{tag}]", got, want, 1e-6, 2e-5)
+            if label == "native":
+                # Workgroups on two threads: rows never straddle them.
+                artifact = os.path.join(args.workdir, tag.replace(" ", "_") + ".kiln")
+                got2 = compare_with_ort.run_kiln(args.kiln, artifact, inputs, names,
+                                                 artifact + "_out2", threads=2)
+                check_outputs(check, f"[{tag} 2 threads]", got2, want, 1e-6, 2e-5)
     return check.summary()
 
 

@@ -103,25 +103,33 @@ public:
     }
     probs = memref::AllocaOp::create(
         b, MemRefType::get({rows * keys}, f32), b.getI64IntegerAttr(64));
-    int64_t fullRows = s.sq / rows * rows;
-    if (fullRows > 0) {
-      Value end = arith::MinSIOp::create(b, add(row, index(rowsPerWorkgroup)),
-                                         index(fullRows));
-      auto loop = scf::ForOp::create(b, row, end, index(rows));
+    // The online softmax's state of every row of the workgroup: the key
+    // blocks are the outer loop, so that one block of K^T and V is read
+    // from L1 by all the row tiles.
+    rowBase = row;
+    maxes = memref::AllocaOp::create(
+        b, MemRefType::get({rowsPerWorkgroup}, f32), b.getI64IntegerAttr(64));
+    sums = memref::AllocaOp::create(
+        b, MemRefType::get({rowsPerWorkgroup}, f32), b.getI64IntegerAttr(64));
+    forEachTile(row, rowsPerWorkgroup,
+                [&](Value row0, int64_t n) { startTile(row0, n); });
+    int64_t fullKeys = s.sk / keys * keys;
+    if (fullKeys > 0) {
+      auto loop =
+          scf::ForOp::create(b, index(0), index(fullKeys), index(keys));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      rowTile(loop.getInductionVar(), rows);
+      Value k0 = loop.getInductionVar();
+      forEachTile(row, rowsPerWorkgroup, [&](Value row0, int64_t n) {
+        blockTile(row0, n, k0, keys);
+      });
     }
-    if (int64_t tail = s.sq - fullRows) {
-      // Only the workgroup holding the last rows.
-      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                         add(row, index(rowsPerWorkgroup)),
-                                         index(s.sq));
-      auto branch = scf::IfOp::create(b, last, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&branch.getThenRegion().front());
-      rowTile(index(fullRows), tail);
-    }
+    if (int64_t tail = s.sk - fullKeys)
+      forEachTile(row, rowsPerWorkgroup, [&](Value row0, int64_t n) {
+        blockTile(row0, n, index(fullKeys), tail);
+      });
+    forEachTile(row, rowsPerWorkgroup,
+                [&](Value row0, int64_t n) { finishTile(row0, n); });
   }
 
 private:
@@ -133,6 +141,7 @@ private:
   Type f32;
   VectorType vecType;
   Value qBase, ktBase, vBase, oBase, maskBase, probs;
+  Value rowBase, maxes, sums;
 
   Value index(int64_t i) { return arith::ConstantIndexOp::create(b, i); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
@@ -201,39 +210,79 @@ private:
     return p;
   }
 
-  // `n` query rows from `row0`.
-  void rowTile(Value row0, int64_t n) {
-    auto outPieces = pieces(s.dv);
+  // `emit(row0, n)` for every register tile of the workgroup's rows
+  // [row, row + R): whole tiles of `rows` in a loop, then the last
+  // Sq % rows rows in the workgroup that holds them.
+  void forEachTile(Value row, int64_t rowsPerWorkgroup,
+                   llvm::function_ref<void(Value, int64_t)> emit) {
+    int64_t fullRows = s.sq / rows * rows;
+    if (fullRows > 0) {
+      Value end = arith::MinSIOp::create(b, add(row, index(rowsPerWorkgroup)),
+                                         index(fullRows));
+      auto loop = scf::ForOp::create(b, row, end, index(rows));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      emit(loop.getInductionVar(), rows);
+    }
+    if (int64_t tail = s.sq - fullRows) {
+      Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                         add(row, index(rowsPerWorkgroup)),
+                                         index(s.sq));
+      auto branch = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      emit(index(fullRows), tail);
+    }
+  }
+
+  SmallVector<Value> rowOffsets(Value row0, int64_t n) {
     SmallVector<Value> rowOut;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n; ++i)
       rowOut.push_back(add(oBase, mul(add(row0, index(i)), s.dv)));
-      for (auto [at, width] : outPieces)
-        store(splat(0), out, add(rowOut[i], index(at)), width);
-    }
-    SmallVector<Value> state; // m then l, per row
-    for (int64_t i = 0; i < n; ++i)
-      state.push_back(f32Const(-std::numeric_limits<float>::max()));
-    for (int64_t i = 0; i < n; ++i)
-      state.push_back(f32Const(0));
-    int64_t fullKeys = s.sk / keys * keys;
-    if (fullKeys > 0) {
-      auto loop = scf::ForOp::create(b, index(0), index(fullKeys), index(keys),
-                                     state);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        SmallVector<Value> next = keyBlock(row0, n, loop.getInductionVar(),
-                                           keys, loop.getRegionIterArgs(),
-                                           rowOut);
-        scf::YieldOp::create(b, next);
-      }
-      state.assign(loop.getResults().begin(), loop.getResults().end());
-    }
-    if (int64_t tail = s.sk - fullKeys)
-      state = keyBlock(row0, n, index(fullKeys), tail, state, rowOut);
+    return rowOut;
+  }
+  // Row i of the tile at row0 in the state arrays.
+  Value stateAt(Value row0, int64_t i) {
+    return add(arith::SubIOp::create(b, row0, rowBase), index(i));
+  }
+
+  // Output rows zero, m = -FLT_MAX, l = 0.
+  void startTile(Value row0, int64_t n) {
+    SmallVector<Value> rowOut = rowOffsets(row0, n);
     for (int64_t i = 0; i < n; ++i) {
-      Value inverse = bcast(arith::DivFOp::create(b, f32Const(1), state[n + i]));
-      for (auto [at, width] : outPieces) {
+      for (auto [at, width] : pieces(s.dv))
+        store(splat(0), out, add(rowOut[i], index(at)), width);
+      memref::StoreOp::create(b, f32Const(-std::numeric_limits<float>::max()),
+                              maxes, ValueRange{stateAt(row0, i)});
+      memref::StoreOp::create(b, f32Const(0), sums,
+                              ValueRange{stateAt(row0, i)});
+    }
+  }
+
+  // One key block for one tile, its state read and written back.
+  void blockTile(Value row0, int64_t n, Value k0, int64_t count) {
+    SmallVector<Value> state(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+      state[i] = memref::LoadOp::create(b, maxes, ValueRange{stateAt(row0, i)});
+      state[n + i] =
+          memref::LoadOp::create(b, sums, ValueRange{stateAt(row0, i)});
+    }
+    SmallVector<Value> next =
+        keyBlock(row0, n, k0, count, state, rowOffsets(row0, n));
+    for (int64_t i = 0; i < n; ++i) {
+      memref::StoreOp::create(b, next[i], maxes, ValueRange{stateAt(row0, i)});
+      memref::StoreOp::create(b, next[n + i], sums,
+                              ValueRange{stateAt(row0, i)});
+    }
+  }
+
+  // O /= l.
+  void finishTile(Value row0, int64_t n) {
+    SmallVector<Value> rowOut = rowOffsets(row0, n);
+    for (int64_t i = 0; i < n; ++i) {
+      Value l = memref::LoadOp::create(b, sums, ValueRange{stateAt(row0, i)});
+      Value inverse = bcast(arith::DivFOp::create(b, f32Const(1), l));
+      for (auto [at, width] : pieces(s.dv)) {
         Value where = add(rowOut[i], index(at));
         store(arith::MulFOp::create(b, load(out, where, width), inverse), out,
               where, width);

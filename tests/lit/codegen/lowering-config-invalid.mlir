@@ -2,7 +2,7 @@
 
 // Lowering configurations set by hand are checked before they are used.
 
-// expected-error @+1 {{unknown lowering strategy 'fastest' (expected contraction, depthwise, loop-order or scalar)}}
+// expected-error @+1 {{unknown lowering strategy 'fastest' (expected contraction, depthwise, attention, loop-order or scalar)}}
 func.func private @dispatch_0(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {kiln.dispatch, kiln.lowering_config = {strategy = "fastest", workgroup_tile = array<i64: 0>}} {
   return %arg0 : tensor<4xf32>
 }
