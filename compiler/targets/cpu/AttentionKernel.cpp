@@ -459,7 +459,7 @@ LoweringConfig chooseAttentionConfig(func::FuncOp dispatch,
   config.strategy = Strategy::Attention;
   int64_t lanes = target.f32Lanes();
   bool wide = target.vectorBits >= 512;
-  config.tileRows = std::min<int64_t>(4, s.sq);
+  config.tileRows = std::min<int64_t>(wide ? 4 : 6, s.sq);
   config.tileLanes = wide ? 4 * lanes : 2 * lanes;
   int64_t rowsPer = config.tileRows;
   auto workgroups = [&](int64_t r) { return s.heads * ((s.sq + r - 1) / r); };

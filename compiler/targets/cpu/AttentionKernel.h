@@ -5,9 +5,11 @@
 // never leave registers and the per-row softmax is computed online.
 //
 // Workgroups split the flattened batch (one head each) and the query rows
-// (`workgroup_tile = [1, R]`). Each register tile of `mr` query rows
-// (`register_tile = [mr, nb]`) walks the keys in blocks of `nb` (a whole
-// number of vectors):
+// (`workgroup_tile = [1, R]`). A workgroup walks the keys in blocks of
+// `nb` (a whole number of vectors; `register_tile = [mr, nb]`) as its
+// outer loop, so one block of K^T and V is read from L1 by all its row
+// tiles; each row's running max m and sum l live in stack arrays of R
+// floats. Per block, each register tile of `mr` query rows does:
 //   1. S = Q[mr rows] K^T[:, block]: mr x nb/L accumulators, one FMA per
 //      (row, vector) and head-size step, Q broadcast from memory;
 //   2. S = S * scale + mask (broadcast dims read with stride 0), keys past
@@ -18,11 +20,11 @@
 //      accumulator, read and written in chunks of a few vectors per row
 //      with the block's keys as the inner loop (a V row is loaded once per
 //      key for all mr rows).
-// After the last block O /= l. The output rows start at zero; rows are
-// never split between workgroups (R is a multiple of mr), so each
-// workgroup owns its accumulators. A last partial tile (Sq % mr rows) and
-// a last partial key block are static, smaller copies of the same code,
-// with masked loads and stores where vectors pass the data.
+// The output rows start at zero and end divided by l. Rows are never
+// split between workgroups (R is a multiple of mr), so each workgroup
+// owns its accumulators. A last partial tile (Sq % mr rows) and a last
+// partial key block are static, smaller copies of the same code, with
+// masked loads and stores where vectors pass the data.
 //
 // e^x is math.exp, which codegen turns into its vector polynomial.
 //
@@ -42,8 +44,9 @@ bool isAttentionDispatch(func::FuncOp dispatch);
 
 // The attention strategy's configuration for `dispatch` on `target`:
 // AVX-512 takes 4 rows x 64 keys (16 score accumulators of 32 zmm), AVX2
-// 4 rows x 16 keys (8 of 16 ymm); workgroups of R rows, R the largest
-// power-of-two multiple of mr up to 64 that still leaves 16 workgroups.
+// 6 rows x 16 keys (12 of 16 ymm; 4 x 16 ran 8-10% slower); workgroups of
+// R rows, R = mr doubled while it stays at most 64 and 16 workgroups
+// remain.
 LoweringConfig chooseAttentionConfig(func::FuncOp dispatch,
                                      const TargetChoice &target);
 
