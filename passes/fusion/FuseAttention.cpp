@@ -9,7 +9,7 @@
 //     - add of a mask (the padding mask, any broadcastable f32 tensor);
 //     - select(cond, x, F) with a splat F of -inf or below -1e30 (a causal
 //       Where with finfo.min, ONNX Attention's -inf), which is the same as
-//       adding select(cond, 0, F);
+//       adding select(cond, 0, F), or select(cond, F, x) (masked_fill);
 //   and A = Q or mul(Q, c), B = K^T or mul(K^T, c) with scalar constants c
 //   (the dynamo exporter scales both operands by d^-1/4).
 //
@@ -138,8 +138,15 @@ bool peel(Value v, Scores &s) {
     return false;
   }
   if (auto select = dyn_cast<SelectOp>(op)) {
+    // where(c, x, F) (a causal Where) or where(c, F, x) (masked_fill).
+    bool fillOnFalse = true;
     std::optional<double> fill = splatConstant(select.getOnFalse());
     Value x = select.getOnTrue();
+    if (!fill) {
+      fillOnFalse = false;
+      fill = splatConstant(select.getOnTrue());
+      x = select.getOnFalse();
+    }
     if (!fill || !(*fill <= -1e30) || x.getType() != v.getType())
       return false;
     s.ops.push_back(op);
@@ -148,16 +155,17 @@ bool peel(Value v, Scores &s) {
     // select(c, x, F) == x + select(c, 0, F): the additive form, built
     // where the select was.
     OpBuilder b(select);
-    auto zero = ConstantOp::create(
-        b, select.getLoc(),
-        DenseElementsAttr::get(
-            RankedTensorType::get({}, b.getF32Type()), b.getF32FloatAttr(0)));
-    auto fillValue = ConstantOp::create(
-        b, select.getLoc(),
-        DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
-                               b.getF32FloatAttr(static_cast<float>(*fill))));
+    auto scalarTensor = [&](float value) {
+      return ConstantOp::create(
+          b, select.getLoc(),
+          DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                 b.getF32FloatAttr(value)));
+    };
+    Value zero = scalarTensor(0);
+    Value fillValue = scalarTensor(static_cast<float>(*fill));
     auto additive = SelectOp::create(b, select.getLoc(), select.getCondition(),
-                                     zero, fillValue);
+                                     fillOnFalse ? zero : fillValue,
+                                     fillOnFalse ? fillValue : zero);
     s.masks.push_back({additive.getResult(), 1.0});
     return true;
   }

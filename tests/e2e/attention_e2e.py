@@ -17,6 +17,7 @@ One model per exporter idiom and odd shape:
                (a partial row tile only), a full-shape [B,H,Sq,Sk] mask;
   row_mask     a [1, H, Sq, 1] mask (broadcast over batch and keys), a
                scale of 4, B=3;
+  masked_fill  Where(bool mask, -inf, scores) with a [B, 1, Sq, Sk] mask;
   single_key   Sk=1, Sq=5;
   shared_probs the probabilities are also a graph output: nothing fuses
                (the rewrite must not drop a value someone reads).
@@ -157,6 +158,28 @@ def row_mask(path, b=3, h=2, sq=6, sk=20, d=16, dv=16):
     return save_model(graph, path), {"mask": rng.normal(0, 50, (1, h, sq, 1)).astype(np.float32)}, None
 
 
+def masked_fill(path, b=2, h=2, sq=10, sk=19, d=24, dv=20):
+    """masked_fill(mask, -inf): Where(mask, -inf, scores), key 0 never
+    masked (a row of only -inf would be NaN in both)."""
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+        helper.make_node("Div", ["s", "sqrt_d"], ["s1"], name="scale"),
+        helper.make_node("Where", ["mask", "ninf", "s1"], ["s2"], name="masked_fill"),
+        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
+    ]
+    graph = helper.make_graph(
+        nodes, "masked_fill",
+        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
+         value("mask", (b, 1, sq, sk), TensorProto.BOOL)],
+        [value("out", None)], [scalar("sqrt_d", np.sqrt(d)), scalar("ninf", -np.inf)])
+    rng = np.random.default_rng(8)
+    mask = rng.random((b, 1, sq, sk)) < 0.4
+    mask[..., 0] = False
+    return save_model(graph, path), {"mask": mask}, None
+
+
 def rank3(path, n=6, sq=17, d=16, sk=70, dv=65):
     nodes = [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
@@ -192,6 +215,7 @@ def shared_probs(path, b=1, h=2, sq=9, sk=12, d=8, dv=8):
 CASES = [("torchscript", torchscript, True), ("dynamo", dynamo, True),
          ("causal", causal, True), ("rank3", rank3, True),
          ("long_keys", long_keys, True), ("row_mask", row_mask, True),
+         ("masked_fill", masked_fill, True),
          ("single_key", single_key, True), ("shared_probs", shared_probs, False)]
 
 

@@ -72,6 +72,22 @@ func.func @causal(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<
   return %o : tensor<1x2x4x8xf32>
 }
 
+// masked_fill: Where(mask, -inf, scores), the fill first.
+// CHECK-LABEL: func.func @masked_fill(
+// CHECK-SAME: %[[C:[^:]*]]: tensor<2x1x5xi1>
+// CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[NINF:.*]] = kiln.constant dense<0xFF800000> : tensor<f32>
+// CHECK: %[[M:.*]] = kiln.select %[[C]], %[[NINF]], %[[ZERO]] : tensor<2x1x5xi1>, tensor<f32>, tensor<f32>
+// CHECK: kiln.attention %arg0, %arg1, %arg2 mask %[[M]] {scale = 1.000000e+00 : f32} : tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<2x5x2xf32>, tensor<2x1x5xf32>
+func.func @masked_fill(%q: tensor<2x3x4xf32>, %kt: tensor<2x4x5xf32>, %v: tensor<2x5x2xf32>, %c: tensor<2x1x5xi1>) -> tensor<2x3x2xf32> {
+  %s = kiln.matmul %q, %kt : tensor<2x3x4xf32>, tensor<2x4x5xf32>
+  %f = kiln.constant dense<0xFF800000> : tensor<f32>
+  %s1 = kiln.select %c, %f, %s : tensor<2x1x5xi1>, tensor<f32>, tensor<2x3x5xf32>
+  %p = kiln.softmax %s1 {axis = -1 : i64} : tensor<2x3x5xf32>
+  %o = kiln.matmul %p, %v : tensor<2x3x5xf32>, tensor<2x5x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
 // A splat mask shifts every score alike: dropped. No scale: 1. Rank 3.
 // CHECK-LABEL: func.func @splat_mask(
 // CHECK: kiln.attention %arg0, %arg1, %arg2 {scale = 1.000000e+00 : f32} : tensor<6x3x4xf32>, tensor<6x4x5xf32>, tensor<6x5x2xf32> -> tensor<6x3x2xf32>
