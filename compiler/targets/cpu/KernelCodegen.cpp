@@ -44,6 +44,7 @@
 #include "compiler/targets/cpu/LoopOrder.h"
 #include "compiler/targets/cpu/LoweringConfig.h"
 #include "compiler/targets/cpu/ScratchBinding.h"
+#include "compiler/targets/cpu/TransposeKernel.h"
 
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
@@ -951,6 +952,9 @@ FailureOr<SmallVector<KernelInfo>> generateKernels(ModuleOp module,
       return failure();
     if (config->strategy != Strategy::Attention && failed(bufferize(*kernel)))
       return failure();
+    // Transposes that move the innermost dim as 16 x 16 register blocks.
+    if (config->strategy == Strategy::LoopOrder)
+      (void)emitTransposeBlocks(*kernel);
     if (config->strategy == Strategy::Depthwise) {
       if (failed(emitDepthwise(*kernel, *config, target)))
         return failure();
