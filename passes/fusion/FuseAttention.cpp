@@ -14,9 +14,10 @@
 //   (the dynamo exporter scales both operands by d^-1/4).
 //
 // The scale factors multiply into `scale`; the masks (scaled by the factors
-// applied after them) add into one mask reshaped to the scores' rank. A
-// mask that is a splat constant shifts every score alike and is dropped
-// (softmax does not see it). Every intermediate must have exactly one
+// applied after them) add into one mask reshaped to the scores' rank,
+// folded to a constant where its pieces are constants (within the
+// folders' size limit). A mask that is a splat constant shifts every score
+// alike and is dropped (softmax does not see it). Every intermediate must have exactly one
 // user, all tensors f32 with static shapes, and Q, K^T and V the same
 // batch dims (no broadcasting of the matmuls): otherwise nothing changes.
 //
@@ -163,10 +164,12 @@ bool peel(Value v, Scores &s) {
     };
     Value zero = scalarTensor(0);
     Value fillValue = scalarTensor(static_cast<float>(*fill));
-    auto additive = SelectOp::create(b, select.getLoc(), select.getCondition(),
-                                     fillOnFalse ? zero : fillValue,
-                                     fillOnFalse ? fillValue : zero);
-    s.masks.push_back({additive.getResult(), 1.0});
+    // Folded where the condition is a constant (GPT-2's causal mask): a
+    // constant mask instead of a dispatch that rebuilds it every run.
+    Value additive = b.createOrFold<SelectOp>(
+        select.getLoc(), select.getCondition(), fillOnFalse ? zero : fillValue,
+        fillOnFalse ? fillValue : zero);
+    s.masks.push_back({additive, 1.0});
     return true;
   }
   return false;
@@ -222,8 +225,8 @@ LogicalResult fuse(SoftmaxOp softmax) {
       continue; // the same shift for every score
     Value scaled = term;
     if (factor != 1.0)
-      scaled = MulOp::create(b, loc, term, scalar(factor));
-    mask = mask ? AddOp::create(b, loc, mask, scaled).getResult() : scaled;
+      scaled = b.createOrFold<MulOp>(loc, term, scalar(factor));
+    mask = mask ? b.createOrFold<AddOp>(loc, mask, scaled) : scaled;
   }
   if (mask) {
     auto maskType = cast<RankedTensorType>(mask.getType());
@@ -235,9 +238,9 @@ LogicalResult fuse(SoftmaxOp softmax) {
       if (shape[d] != 1 && shape[d] != scoresType.getDimSize(d))
         return failure();
     if (maskType.getRank() != rank)
-      mask = ReshapeOp::create(
-          b, loc, RankedTensorType::get(shape, maskType.getElementType()),
-          mask, b.getDenseI64ArrayAttr(shape));
+      mask = b.createOrFold<ReshapeOp>(
+          loc, RankedTensorType::get(shape, maskType.getElementType()), mask,
+          b.getDenseI64ArrayAttr(shape));
   }
   // Locations of every fused node, so the dispatch still names them.
   SmallVector<Location> locs = {s.matmul.getLoc(), softmax.getLoc(), loc};

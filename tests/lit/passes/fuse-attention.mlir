@@ -72,6 +72,22 @@ func.func @causal(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<
   return %o : tensor<1x2x4x8xf32>
 }
 
+// A constant causal mask folds: the attention reads a constant, no select
+// is left to rebuild it every run.
+// CHECK-LABEL: func.func @causal_constant(
+// CHECK-NOT: kiln.select
+// CHECK: %[[M:.*]] = kiln.constant dense<{{\[\[\[\[}}0.000000e+00, -3.40282347E+38], [0.000000e+00, 0.000000e+00]]]]> : tensor<1x1x2x2xf32>
+// CHECK: kiln.attention %arg0, %arg1, %arg2 mask %[[M]] {scale = 1.000000e+00 : f32}
+func.func @causal_constant(%q: tensor<1x2x2x8xf32>, %kt: tensor<1x2x8x2xf32>, %v: tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
+  %w = kiln.matmul %q, %kt : tensor<1x2x2x8xf32>, tensor<1x2x8x2xf32>
+  %causal = kiln.constant dense<[[[[true, false], [true, true]]]]> : tensor<1x1x2x2xi1>
+  %min = kiln.constant dense<-3.40282347E+38> : tensor<f32>
+  %w1 = kiln.select %causal, %w, %min : tensor<1x1x2x2xi1>, tensor<1x2x2x2xf32>, tensor<f32>
+  %p = kiln.softmax %w1 {axis = -1 : i64} : tensor<1x2x2x2xf32>
+  %o = kiln.matmul %p, %v : tensor<1x2x2x2xf32>, tensor<1x2x2x8xf32>
+  return %o : tensor<1x2x2x8xf32>
+}
+
 // masked_fill: Where(mask, -inf, scores), the fill first.
 // CHECK-LABEL: func.func @masked_fill(
 // CHECK-SAME: %[[C:[^:]*]]: tensor<2x1x5xi1>
