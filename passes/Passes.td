@@ -83,9 +83,10 @@ def FuseAttention : Pass<"kiln-fuse-attention"> {
     Muls of Q and K^T before it, as the dynamo exporter writes), with
     additive masks (Add of an f32 tensor) and selects that fill with -inf
     or a value below -1e30 (a causal Where with finfo.min, masked_fill's
-    Where with the fill first) applied on the way, and replaces the chain by one `kiln.attention`. Every tensor is
-    f32 and static, Q, K^T and V share their batch dims, and every
-    intermediate has one user; anything else is left as it is.
+    Where with the fill first) applied on the way, and replaces the chain
+    by one `kiln.attention`. Every tensor is f32 and static, Q, K^T and V
+    share their batch dims, and every intermediate has one user; anything
+    else is left as it is.
 
     The pipeline runs it last in graph optimization (after mixed precision
     and quantization, which keep their own matmuls), for CPU targets.

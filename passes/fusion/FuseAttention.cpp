@@ -17,18 +17,18 @@
 // applied after them) add into one mask reshaped to the scores' rank,
 // folded to a constant where its pieces are constants (within the
 // folders' size limit). A mask that is a splat constant shifts every score
-// alike and is dropped (softmax does not see it). Every intermediate must have exactly one
-// user, all tensors f32 with static shapes, and Q, K^T and V the same
-// batch dims (no broadcasting of the matmuls): otherwise nothing changes.
+// alike and is dropped (softmax does not see it). Every intermediate must
+// have exactly one user, all tensors f32 with static shapes, and Q, K^T
+// and V the same batch dims (no broadcasting of the matmuls): otherwise
+// nothing changes, and nothing is built.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/Passes.h"
 
-#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
-#include <cmath>
 
 namespace mlir::kiln {
 
@@ -57,27 +57,52 @@ std::optional<double> scalarFactor(Value v) {
   return splatConstant(v);
 }
 
+// A rank-0 f32 kiln.constant.
+Value scalarConstant(OpBuilder &b, Location loc, double value) {
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                             b.getF32FloatAttr(static_cast<float>(value))));
+}
+
 bool isStaticF32(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   return type && type.hasStaticShape() && type.getElementType().isF32();
 }
+
+// One additive term of the mask: `value`, or for a select that fills
+// with F, select(c, 0, F) (built only once the chain fuses), and the
+// factor applied to it afterwards.
+struct MaskTerm {
+  Value value;
+  SelectOp fill;
+  double factor = 1.0;
+};
 
 // What the scores were built from.
 struct Scores {
   MatmulOp matmul;
   Value query, keyT;
   double scale = 1.0;
-  // Additive masks and the factor each was scaled by afterwards.
-  SmallVector<std::pair<Value, double>> masks;
+  SmallVector<MaskTerm> masks;
   SmallVector<Operation *> ops; // every op of the chain, matmul included
 };
 
-bool singleUse(Value v) { return v.hasOneUse(); }
+// The splat a select fills with, and whether it is the false operand
+// (where(c, x, F), a causal Where) or the true one (where(c, F, x),
+// masked_fill); nullopt unless F is -inf or below -1e30.
+std::optional<std::pair<double, bool>> fillOf(SelectOp select) {
+  if (std::optional<double> f = splatConstant(select.getOnFalse()))
+    return *f <= -1e30 ? std::optional(std::pair(*f, true)) : std::nullopt;
+  if (std::optional<double> f = splatConstant(select.getOnTrue()))
+    return *f <= -1e30 ? std::optional(std::pair(*f, false)) : std::nullopt;
+  return std::nullopt;
+}
 
 // Peels mul/div/add/select off `v` down to the QK^T matmul.
 bool peel(Value v, Scores &s) {
   Operation *op = v.getDefiningOp();
-  if (!op || !singleUse(v))
+  if (!op || !v.hasOneUse())
     return false;
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     s.matmul = matmul;
@@ -87,7 +112,7 @@ bool peel(Value v, Scores &s) {
     // d^-1/4 on both operands (dynamo).
     for (Value *operand : {&s.query, &s.keyT}) {
       auto mul = operand->getDefiningOp<MulOp>();
-      if (!mul || !singleUse(*operand))
+      if (!mul || !operand->hasOneUse())
         continue;
       for (auto [x, c] : {std::pair(mul.getLhs(), mul.getRhs()),
                           std::pair(mul.getRhs(), mul.getLhs())}) {
@@ -118,8 +143,8 @@ bool peel(Value v, Scores &s) {
     if (!peel(x, s))
       return false;
     // Masks found below were added before this factor.
-    for (auto &mask : s.masks)
-      mask.second *= isa<DivOp>(op) ? 1.0 / *factor : *factor;
+    for (MaskTerm &mask : s.masks)
+      mask.factor *= isa<DivOp>(op) ? 1.0 / *factor : *factor;
     s.scale *= isa<DivOp>(op) ? 1.0 / *factor : *factor;
     return true;
   }
@@ -132,44 +157,24 @@ bool peel(Value v, Scores &s) {
       inner.ops.push_back(op);
       if (!peel(x, inner))
         continue;
-      inner.masks.push_back({mask, 1.0});
+      inner.masks.push_back({mask, SelectOp(), 1.0});
       s = std::move(inner);
       return true;
     }
     return false;
   }
   if (auto select = dyn_cast<SelectOp>(op)) {
-    // where(c, x, F) (a causal Where) or where(c, F, x) (masked_fill).
-    bool fillOnFalse = true;
-    std::optional<double> fill = splatConstant(select.getOnFalse());
-    Value x = select.getOnTrue();
-    if (!fill) {
-      fillOnFalse = false;
-      fill = splatConstant(select.getOnTrue());
-      x = select.getOnFalse();
-    }
-    if (!fill || !(*fill <= -1e30) || x.getType() != v.getType())
+    std::optional<std::pair<double, bool>> fill = fillOf(select);
+    if (!fill)
+      return false;
+    Value x = fill->second ? select.getOnTrue() : select.getOnFalse();
+    if (x.getType() != v.getType())
       return false;
     s.ops.push_back(op);
     if (!peel(x, s))
       return false;
-    // select(c, x, F) == x + select(c, 0, F): the additive form, built
-    // where the select was.
-    OpBuilder b(select);
-    auto scalarTensor = [&](float value) {
-      return ConstantOp::create(
-          b, select.getLoc(),
-          DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
-                                 b.getF32FloatAttr(value)));
-    };
-    Value zero = scalarTensor(0);
-    Value fillValue = scalarTensor(static_cast<float>(*fill));
-    // Folded where the condition is a constant (GPT-2's causal mask): a
-    // constant mask instead of a dispatch that rebuilds it every run.
-    Value additive = b.createOrFold<SelectOp>(
-        select.getLoc(), select.getCondition(), fillOnFalse ? zero : fillValue,
-        fillOnFalse ? fillValue : zero);
-    s.masks.push_back({additive, 1.0});
+    // select(c, x, F) == x + select(c, 0, F).
+    s.masks.push_back({Value(), select, 1.0});
     return true;
   }
   return false;
@@ -211,36 +216,50 @@ LogicalResult fuse(SoftmaxOp softmax) {
   if (!shapesFit(s.query, s.keyT, value, softmax.getInput()) ||
       s.matmul.getType() != scoresType || !isStaticF32(pv.getResult()))
     return failure();
+  // Every term broadcasts into the scores (the adds and selects gave the
+  // scores' type), so the sum does once reshaped to their rank.
   OpBuilder b(pv);
   Location loc = pv.getLoc();
-  auto scalar = [&](double c) {
-    return ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
-                               b.getF32FloatAttr(static_cast<float>(c))));
+  // Constants a fold left unread go at once.
+  auto dropIfUnused = [](Value v) {
+    if (v.use_empty() && v.getDefiningOp<ConstantOp>())
+      v.getDefiningOp()->erase();
   };
   Value mask;
-  for (auto [term, factor] : s.masks) {
-    if (splatConstant(term))
+  for (MaskTerm &term : s.masks) {
+    Value addend = term.value;
+    if (term.fill) {
+      // Folded where the condition is a constant (GPT-2's causal mask): a
+      // constant mask instead of a dispatch that rebuilds it every run.
+      auto [fill, onFalse] = *fillOf(term.fill);
+      Value zero = scalarConstant(b, loc, 0);
+      Value filler = scalarConstant(b, loc, fill);
+      addend = b.createOrFold<SelectOp>(loc, term.fill.getCondition(),
+                                        onFalse ? zero : filler,
+                                        onFalse ? filler : zero);
+      dropIfUnused(zero);
+      dropIfUnused(filler);
+    }
+    if (splatConstant(addend)) {
+      dropIfUnused(addend);
       continue; // the same shift for every score
-    Value scaled = term;
-    if (factor != 1.0)
-      scaled = b.createOrFold<MulOp>(loc, term, scalar(factor));
-    mask = mask ? b.createOrFold<AddOp>(loc, mask, scaled) : scaled;
+    }
+    if (term.factor != 1.0) {
+      Value factor = scalarConstant(b, loc, term.factor);
+      addend = b.createOrFold<MulOp>(loc, addend, factor);
+      dropIfUnused(factor);
+    }
+    mask = mask ? b.createOrFold<AddOp>(loc, mask, addend) : addend;
   }
   if (mask) {
     auto maskType = cast<RankedTensorType>(mask.getType());
-    if (maskType.getRank() > rank)
-      return failure();
-    SmallVector<int64_t> shape(rank - maskType.getRank(), 1);
-    llvm::append_range(shape, maskType.getShape());
-    for (int64_t d = 0; d < rank; ++d)
-      if (shape[d] != 1 && shape[d] != scoresType.getDimSize(d))
-        return failure();
-    if (maskType.getRank() != rank)
+    if (maskType.getRank() != rank) {
+      SmallVector<int64_t> shape(rank - maskType.getRank(), 1);
+      llvm::append_range(shape, maskType.getShape());
       mask = b.createOrFold<ReshapeOp>(
           loc, RankedTensorType::get(shape, maskType.getElementType()), mask,
           b.getDenseI64ArrayAttr(shape));
+    }
   }
   // Locations of every fused node, so the dispatch still names them.
   SmallVector<Location> locs = {s.matmul.getLoc(), softmax.getLoc(), loc};
@@ -252,16 +271,24 @@ LogicalResult fuse(SoftmaxOp softmax) {
   pv.getResult().replaceAllUsesWith(attention.getResult());
   pv.erase();
   softmax.erase();
-  // The chain, users first.
+  // The chain, users first, and the constants only it read (its scales and
+  // fills).
+  llvm::SetVector<Operation *> constants;
   for (bool erased = true; erased;) {
     erased = false;
     for (Operation *&op : s.ops)
       if (op && op->use_empty()) {
+        for (Value operand : op->getOperands())
+          if (auto constant = operand.getDefiningOp<ConstantOp>())
+            constants.insert(constant);
         op->erase();
         op = nullptr;
         erased = true;
       }
   }
+  for (Operation *constant : constants)
+    if (constant->use_empty())
+      constant->erase();
   return success();
 }
 
@@ -272,14 +299,9 @@ public:
   void runOnOperation() override {
     SmallVector<SoftmaxOp> softmaxes;
     getOperation()->walk([&](SoftmaxOp op) { softmaxes.push_back(op); });
+    // Nothing is built until a chain is known to fuse.
     for (SoftmaxOp op : softmaxes)
       (void)fuse(op);
-    // Selects built for a chain that did not fuse are unused.
-    getOperation()->walk([&](Operation *op) {
-      if (isa<SelectOp, ConstantOp>(op) && op->use_empty() &&
-          isa<KilnDialect>(op->getDialect()))
-        op->erase();
-    });
   }
 };
 

@@ -681,10 +681,6 @@ public:
   }
 };
 
-} // namespace
-
-namespace {
-
 class AttentionPattern : public OpRewritePattern<AttentionOp> {
 public:
   using OpRewritePattern::OpRewritePattern;

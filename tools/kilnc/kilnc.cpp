@@ -419,9 +419,8 @@ int main(int argc, char **argv) {
                  << "' (expected fused or unfused)\n";
     return 1;
   }
-  // The CUDA backend has no attention kernel yet: it runs the chain.
-  // The kernel is the only form of a kept kiln.attention: other --codegen
-  // modes run the chain.
+  // Only the CPU kernel runs a kept kiln.attention: the CUDA backend (no
+  // attention kernel yet) and the other --codegen modes run the chain.
   pipelineOptions.fuseAttention = wantCpu && !wantCuda &&
                                   attentionMode == "fused" &&
                                   codegen == "auto";
