@@ -196,10 +196,23 @@ private:
     return vector::ExtractOp::create(b, x, ArrayRef<int64_t>{0});
   }
 
-  // Steps per iteration of a static loop of `trips`: 4, 2 or 1, whichever
-  // divides it (fewer loop-counter and address instructions per FMA).
-  static int64_t unrollFor(int64_t trips) {
-    return trips % 4 == 0 ? 4 : trips % 2 == 0 ? 2 : 1;
+  // scf.for over [0, trips) carrying `init`; `step(i, acc)` updates the
+  // accumulators for index i and is emitted 4, 2 or 1 times per iteration,
+  // whichever divides `trips` (fewer loop-counter and address instructions
+  // per FMA). Returns the final accumulators.
+  SmallVector<Value>
+  unrolledLoop(int64_t trips, ValueRange init,
+               llvm::function_ref<void(Value, SmallVectorImpl<Value> &)> step) {
+    int64_t unroll = trips % 4 == 0 ? 4 : trips % 2 == 0 ? 2 : 1;
+    auto loop =
+        scf::ForOp::create(b, index(0), index(trips), index(unroll), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t u = 0; u < unroll; ++u)
+      step(add(loop.getInductionVar(), index(u)), acc);
+    scf::YieldOp::create(b, acc);
+    return SmallVector<Value>(loop.getResults());
   }
 
   // Vectors of the output row: (offset, lanes) pieces.
@@ -302,29 +315,20 @@ private:
       qRow.push_back(add(qBase, mul(add(row0, index(i)), s.d)));
     Value ktAt = add(ktBase, k0);
     SmallVector<Value> init(n * nv, splat(0));
-    int64_t dUnroll = unrollFor(s.d);
-    auto dLoop = scf::ForOp::create(b, index(0), index(s.d), index(dUnroll),
-                                    init);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(dLoop.getBody());
-      SmallVector<Value> acc(dLoop.getRegionIterArgs());
-      for (int64_t u = 0; u < dUnroll; ++u) {
-        Value dd = add(dLoop.getInductionVar(), index(u));
-        Value keyRow = add(ktAt, mul(dd, s.sk));
-        SmallVector<Value> kv;
-        for (auto [at, width] : keyPieces)
-          kv.push_back(load(kt, add(keyRow, index(at)), width));
-        for (int64_t i = 0; i < n; ++i) {
-          Value qi = bcast(
-              memref::LoadOp::create(b, q, ValueRange{add(qRow[i], dd)}));
-          for (int64_t j = 0; j < nv; ++j)
-            acc[i * nv + j] =
-                vector::FMAOp::create(b, qi, kv[j], acc[i * nv + j]);
-        }
-      }
-      scf::YieldOp::create(b, acc);
-    }
+    SmallVector<Value> scores = unrolledLoop(
+        s.d, init, [&](Value dd, SmallVectorImpl<Value> &acc) {
+          Value keyRow = add(ktAt, mul(dd, s.sk));
+          SmallVector<Value> kv;
+          for (auto [at, width] : keyPieces)
+            kv.push_back(load(kt, add(keyRow, index(at)), width));
+          for (int64_t i = 0; i < n; ++i) {
+            Value qi = bcast(
+                memref::LoadOp::create(b, q, ValueRange{add(qRow[i], dd)}));
+            for (int64_t j = 0; j < nv; ++j)
+              acc[i * nv + j] =
+                  vector::FMAOp::create(b, qi, kv[j], acc[i * nv + j]);
+          }
+        });
     // 2. Online softmax.
     Value scaleV = splat(scale);
     Value minusInf = splat(-std::numeric_limits<float>::infinity());
@@ -338,7 +342,7 @@ private:
                                     s.maskStrides.back() ? k0 : index(0)));
       for (int64_t j = 0; j < nv; ++j) {
         auto [at, width] = keyPieces[j];
-        Value x = arith::MulFOp::create(b, dLoop.getResult(i * nv + j), scaleV);
+        Value x = arith::MulFOp::create(b, scores[i * nv + j], scaleV);
         if (s.hasMask) {
           Value m = s.maskStrides.back()
                         ? load(mask, add(maskRow, index(at)), width)
@@ -392,32 +396,23 @@ private:
           acc.push_back(arith::MulFOp::create(
               b, load(out, add(rowOut[i], index(at)), width), a));
       }
-      int64_t jUnroll = unrollFor(count);
-      auto jLoop = scf::ForOp::create(b, index(0), index(count),
-                                      index(jUnroll), acc);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(jLoop.getBody());
-        SmallVector<Value> sums(jLoop.getRegionIterArgs());
-        for (int64_t u = 0; u < jUnroll; ++u) {
-          Value j = add(jLoop.getInductionVar(), index(u));
-          Value vRow = add(vAt, mul(j, s.dv));
-          SmallVector<Value> vv;
-          for (auto [at, width] : group)
-            vv.push_back(load(v, add(vRow, index(at)), width));
-          for (int64_t i = 0; i < n; ++i) {
-            Value p = bcast(memref::LoadOp::create(
-                b, probs, ValueRange{add(index(i * keys), j)}));
-            for (int64_t c = 0; c < nc; ++c)
-              sums[i * nc + c] =
-                  vector::FMAOp::create(b, p, vv[c], sums[i * nc + c]);
-          }
-        }
-        scf::YieldOp::create(b, sums);
-      }
+      SmallVector<Value> sums = unrolledLoop(
+          count, acc, [&](Value j, SmallVectorImpl<Value> &sum) {
+            Value vRow = add(vAt, mul(j, s.dv));
+            SmallVector<Value> vv;
+            for (auto [at, width] : group)
+              vv.push_back(load(v, add(vRow, index(at)), width));
+            for (int64_t i = 0; i < n; ++i) {
+              Value p = bcast(memref::LoadOp::create(
+                  b, probs, ValueRange{add(index(i * keys), j)}));
+              for (int64_t c = 0; c < nc; ++c)
+                sum[i * nc + c] =
+                    vector::FMAOp::create(b, p, vv[c], sum[i * nc + c]);
+            }
+          });
       for (int64_t i = 0; i < n; ++i)
         for (auto [c, piece] : llvm::enumerate(group))
-          store(jLoop.getResult(i * nc + c), out,
+          store(sums[i * nc + c], out,
                 add(rowOut[i], index(piece.first)), piece.second);
     }
     return next;

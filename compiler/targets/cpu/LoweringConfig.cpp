@@ -147,13 +147,20 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
                               tile.asArrayRef().end());
   if (llvm::any_of(config.workgroupTile, [](int64_t t) { return t < 0; }))
     return dispatch.emitError("workgroup tile sizes must be >= 0");
-  if (config.strategy == Strategy::Contraction) {
+  // Contraction and attention: rows x lanes (keys) per register tile.
+  if (config.strategy == Strategy::Contraction ||
+      config.strategy == Strategy::Attention) {
     auto reg = dict.getAs<DenseI64ArrayAttr>("register_tile");
     if (!reg || reg.size() != 2)
-      return dispatch.emitError("the contraction strategy needs "
-                                "'register_tile' = array<i64: rows, lanes>");
+      return dispatch.emitError("the ")
+             << strategy.getValue()
+             << " strategy needs 'register_tile' = array<i64: rows, "
+             << (config.strategy == Strategy::Attention ? "keys" : "lanes")
+             << ">";
     config.tileRows = reg[0];
     config.tileLanes = reg[1];
+  }
+  if (config.strategy == Strategy::Contraction) {
     if (Attribute k = dict.get("reduction_tile")) {
       auto value = dyn_cast<IntegerAttr>(k);
       if (!value || value.getInt() < 0)
@@ -204,15 +211,6 @@ FailureOr<LoweringConfig> LoweringConfig::read(func::FuncOp dispatch) {
       return dispatch.emitError("register tile lanes must be a power of "
                                 "two, got ")
              << config.tileLanes;
-  }
-  if (config.strategy == Strategy::Attention) {
-    // The kernel checks the sizes against the target's lanes.
-    auto reg = dict.getAs<DenseI64ArrayAttr>("register_tile");
-    if (!reg || reg.size() != 2)
-      return dispatch.emitError("the attention strategy needs "
-                                "'register_tile' = array<i64: rows, keys>");
-    config.tileRows = reg[0];
-    config.tileLanes = reg[1];
   }
   if (config.strategy == Strategy::Depthwise &&
       failed(readDepthwiseConfig(dispatch, dict, config)))
@@ -814,25 +812,11 @@ LoweringConfig chooseLoweringConfig(func::FuncOp dispatch,
         splittable[d] = utils::IteratorType::reduction;
   }
   config.workgroupTile = elementwiseTile(bounds, splittable);
-  // A transpose that moves the innermost dim runs as 16 x 16 blocks of the
-  // two dims it swaps (TransposeKernel.h), on static views: their tiles
-  // are whole blocks that divide the dim, else the whole dim (a tile of
-  // 28 of 56 columns, mostly edge, ran 1.3x slower than loops; one of 32
-  // leaves a dynamic last tile, which stays loops).
-  if (auto transpose = dyn_cast<linalg::TransposeOp>(root)) {
-    ArrayRef<int64_t> perm = transpose.getPermutation();
-    int64_t n = perm.size();
-    if (transposeRunsAsBlocks(perm, bounds)) {
-      int64_t j = llvm::find(perm, n - 1) - perm.begin();
-      for (int64_t d : {j, n - 1}) {
-        int64_t &tile = config.workgroupTile[d];
-        if (tile > 0 && tile % 16 != 0)
-          tile = (tile + 15) / 16 * 16;
-        if (tile >= bounds[d] || (tile > 0 && bounds[d] % tile != 0))
-          tile = 0;
-      }
-    }
-  }
+  // A transpose that moves the innermost dim runs as register blocks
+  // (TransposeKernel.h), whose workgroup tiles are whole blocks.
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(root))
+    alignTransposeTiles(transpose.getPermutation(), bounds,
+                        config.workgroupTile);
 
   // The depthwise kernel's configuration for `op` (DepthwiseKernel.h),
   // whole channel planes per workgroup, where it takes it.

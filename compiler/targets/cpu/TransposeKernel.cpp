@@ -151,6 +151,21 @@ bool transposeRunsAsBlocks(ArrayRef<int64_t> perm, ArrayRef<int64_t> shape) {
   return 4 * a * c >= 3 * lanes;
 }
 
+void alignTransposeTiles(ArrayRef<int64_t> perm, ArrayRef<int64_t> shape,
+                         SmallVectorImpl<int64_t> &tiles) {
+  if (!transposeRunsAsBlocks(perm, shape) || tiles.size() != shape.size())
+    return;
+  int64_t n = perm.size();
+  int64_t j = llvm::find(perm, n - 1) - perm.begin();
+  for (int64_t d : {j, n - 1}) {
+    int64_t &tile = tiles[d];
+    if (tile > 0 && tile % kBlock != 0)
+      tile = (tile + kBlock - 1) / kBlock * kBlock;
+    if (tile >= shape[d] || (tile > 0 && shape[d] % tile != 0))
+      tile = 0;
+  }
+}
+
 int64_t emitTransposeBlocks(func::FuncOp kernel) {
   SmallVector<linalg::TransposeOp> transposes;
   kernel.walk([&](linalg::TransposeOp op) {
