@@ -57,67 +57,60 @@ def scalar(name, v):
     return numpy_helper.from_array(np.array(v, np.float32), name)
 
 
+def heads_model(path, name, dims, scores_nodes, scores, mask=None, inits=(),
+                outputs=("out",)):
+    """The exporters' 4-D layout: graph inputs Q [B,H,Sq,D], K [B,H,Sk,D]
+    (transposed to `kt` in the model) and V [B,H,Sk,Dv], and `mask` when
+    given as (shape, dtype); `scores_nodes` compute `scores` from `q` and
+    `kt`, then Softmax over the keys (`p`) and MatMul with V (`out`)."""
+    b, h, sq, sk, d, dv = dims
+    nodes = ([helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t")]
+             + scores_nodes
+             + [helper.make_node("Softmax", [scores], ["p"], axis=-1, name="softmax"),
+                helper.make_node("MatMul", ["p", "v"], ["out"], name="pv")])
+    inputs = [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv))]
+    if mask is not None:
+        inputs.append(value("mask", *mask))
+    graph = helper.make_graph(nodes, name, inputs, [value(o, None) for o in outputs],
+                              list(inits))
+    return save_model(graph, path)
+
+
 def torchscript(path, b=2, h=3, sq=77, sk=50, d=40, dv=24):
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "torchscript", (b, h, sq, sk, d, dv), [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
         helper.make_node("Div", ["s", "sqrt_d"], ["s1"], name="scale"),
         helper.make_node("Add", ["s1", "mask"], ["s2"], name="mask_add"),
-        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    graph = helper.make_graph(
-        nodes, "torchscript",
-        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
-         value("mask", (b, 1, 1, sk))],
-        [value("out", None)], [scalar("sqrt_d", np.sqrt(d))])
+    ], "s2", mask=((b, 1, 1, sk),), inits=[scalar("sqrt_d", np.sqrt(d))])
     rng = np.random.default_rng(1)
     mask = np.where(rng.random((b, 1, 1, sk)) < 0.3, -10000.0, 0.0).astype(np.float32)
-    return save_model(graph, path), {"mask": mask}, (b, h, sq, sk, d, dv)
+    return model, {"mask": mask}
 
 
 def dynamo(path, b=2, h=2, sq=1, sk=130, d=32, dv=48):
-    c = float(d) ** -0.25
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "dynamo", (b, h, sq, sk, d, dv), [
         helper.make_node("Mul", ["q", "c"], ["qs"], name="q_scale"),
         helper.make_node("Mul", ["kt", "c"], ["kts"], name="k_scale"),
         helper.make_node("MatMul", ["qs", "kts"], ["s"], name="qk"),
         helper.make_node("Add", ["s", "mask"], ["s2"], name="mask_add"),
-        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    graph = helper.make_graph(
-        nodes, "dynamo",
-        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
-         value("mask", (sq, sk))],
-        [value("out", None)], [scalar("c", c)])
+    ], "s2", mask=((sq, sk),), inits=[scalar("c", float(d) ** -0.25)])
     rng = np.random.default_rng(2)
-    return save_model(graph, path), {"mask": rng.normal(0, 2, (sq, sk)).astype(np.float32)}, \
-        (b, h, sq, sk, d, dv)
+    return model, {"mask": rng.normal(0, 2, (sq, sk)).astype(np.float32)}
 
 
 def causal(path, b=1, h=4, s=33, d=64):
     tril = np.tril(np.ones((s, s), bool)).reshape(1, 1, s, s)
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "causal", (b, h, s, s, d, d), [
         helper.make_node("MatMul", ["q", "kt"], ["w"], name="qk"),
         helper.make_node("Div", ["w", "sqrt_d"], ["w1"], name="scale"),
         helper.make_node("Where", ["causal", "w1", "min"], ["w2"], name="causal_where"),
         helper.make_node("Add", ["w2", "mask"], ["w3"], name="mask_add"),
-        helper.make_node("Softmax", ["w3"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    inits = [numpy_helper.from_array(tril, "causal"), scalar("sqrt_d", np.sqrt(d)),
-             scalar("min", np.finfo(np.float32).min)]
-    graph = helper.make_graph(
-        nodes, "causal",
-        [value("q", (b, h, s, d)), value("k", (b, h, s, d)), value("v", (b, h, s, d)),
-         value("mask", (b, 1, 1, s))],
-        [value("out", None)], inits)
+    ], "w3", mask=((b, 1, 1, s),),
+        inits=[numpy_helper.from_array(tril, "causal"), scalar("sqrt_d", np.sqrt(d)),
+               scalar("min", np.finfo(np.float32).min)])
     mask = np.zeros((b, 1, 1, s), np.float32)
     mask[..., -3:] = np.finfo(np.float32).min
-    return save_model(graph, path), {"mask": mask}, (b, h, s, s, d, d)
+    return model, {"mask": mask}
 
 
 def long_keys(path, b=1, h=2, sq=3, sk=4097, d=1, dv=17):
@@ -135,49 +128,34 @@ def long_keys(path, b=1, h=2, sq=3, sk=4097, d=1, dv=17):
          value("mask", (b, h, sq, sk))],
         [value("out", None)], [scalar("c", 3.0)])
     rng = np.random.default_rng(4)
-    return save_model(graph, path), {"mask": rng.normal(0, 3, (b, h, sq, sk)).astype(np.float32)}, None
+    return save_model(graph, path), {"mask": rng.normal(0, 3, (b, h, sq, sk)).astype(np.float32)}
 
 
 def row_mask(path, b=3, h=2, sq=6, sk=20, d=16, dv=16):
     """A mask broadcast over the keys ([1, H, Sq, 1]: one shift per row,
     which softmax cancels) and over the batch, plus a large scale."""
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "row_mask", (b, h, sq, sk, d, dv), [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
         helper.make_node("Mul", ["s", "c"], ["s1"], name="scale"),
         helper.make_node("Add", ["s1", "mask"], ["s2"], name="mask_add"),
-        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    graph = helper.make_graph(
-        nodes, "row_mask",
-        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
-         value("mask", (1, h, sq, 1))],
-        [value("out", None)], [scalar("c", 4.0)])
+    ], "s2", mask=((1, h, sq, 1),), inits=[scalar("c", 4.0)])
     rng = np.random.default_rng(6)
-    return save_model(graph, path), {"mask": rng.normal(0, 50, (1, h, sq, 1)).astype(np.float32)}, None
+    return model, {"mask": rng.normal(0, 50, (1, h, sq, 1)).astype(np.float32)}
 
 
 def masked_fill(path, b=2, h=2, sq=10, sk=19, d=24, dv=20):
     """masked_fill(mask, -inf): Where(mask, -inf, scores), key 0 never
     masked (a row of only -inf would be NaN in both)."""
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "masked_fill", (b, h, sq, sk, d, dv), [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
         helper.make_node("Div", ["s", "sqrt_d"], ["s1"], name="scale"),
         helper.make_node("Where", ["mask", "ninf", "s1"], ["s2"], name="masked_fill"),
-        helper.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    graph = helper.make_graph(
-        nodes, "masked_fill",
-        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv)),
-         value("mask", (b, 1, sq, sk), TensorProto.BOOL)],
-        [value("out", None)], [scalar("sqrt_d", np.sqrt(d)), scalar("ninf", -np.inf)])
+    ], "s2", mask=((b, 1, sq, sk), TensorProto.BOOL),
+        inits=[scalar("sqrt_d", np.sqrt(d)), scalar("ninf", -np.inf)])
     rng = np.random.default_rng(8)
     mask = rng.random((b, 1, sq, sk)) < 0.4
     mask[..., 0] = False
-    return save_model(graph, path), {"mask": mask}, None
+    return model, {"mask": mask}
 
 
 def rank3(path, n=6, sq=17, d=16, sk=70, dv=65):
@@ -190,7 +168,7 @@ def rank3(path, n=6, sq=17, d=16, sk=70, dv=65):
         nodes, "rank3",
         [value("q", (n, sq, d)), value("kt", (n, d, sk)), value("v", (n, sk, dv))],
         [value("out", None)])
-    return save_model(graph, path), {}, None
+    return save_model(graph, path), {}
 
 
 def single_key(path):
@@ -198,18 +176,11 @@ def single_key(path):
 
 
 def shared_probs(path, b=1, h=2, sq=9, sk=12, d=8, dv=8):
-    nodes = [
-        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="k_t"),
+    model = heads_model(path, "shared_probs", (b, h, sq, sk, d, dv), [
         helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
         helper.make_node("Mul", ["s", "c"], ["s1"], name="scale"),
-        helper.make_node("Softmax", ["s1"], ["p"], axis=-1, name="softmax"),
-        helper.make_node("MatMul", ["p", "v"], ["out"], name="pv"),
-    ]
-    graph = helper.make_graph(
-        nodes, "shared_probs",
-        [value("q", (b, h, sq, d)), value("k", (b, h, sk, d)), value("v", (b, h, sk, dv))],
-        [value("out", None), value("p", None)], [scalar("c", 0.3)])
-    return save_model(graph, path), {}, None
+    ], "s1", inits=[scalar("c", 0.3)], outputs=("out", "p"))
+    return model, {}
 
 
 CASES = [("torchscript", torchscript, True), ("dynamo", dynamo, True),
@@ -238,7 +209,7 @@ def main():
                ("x86-64-v3", ["--cpu=x86-64-v3"], True),
                ("unfused", ["--cpu=native", "--attention=unfused"], False)]
     for seed, (name, make, fuses) in enumerate(CASES):
-        model, given, _ = make(os.path.join(args.workdir, name + ".onnx"))
+        model, given = make(os.path.join(args.workdir, name + ".onnx"))
         inputs, names, want = random_inputs(model, given, seed)
         for label, flags, fused_config in configs:
             tag = f"{name} {label}"
